@@ -1,0 +1,114 @@
+/**
+ * buildApp(deps) assembles the HTTP application and never listens; the entry point does.
+ * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (API keys,
+ * per-key rate limit) and the operator API under /admin/v1 (ADMIN_TOKEN; absent when unset).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import sensible from '@fastify/sensible';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { Pool } from '../db/pool.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import { adminAuthentication, apiKeyAuthentication } from './auth.js';
+import { installErrorHandlers } from './error-handler.js';
+import { validatorCompiler } from './validation.js';
+import { opsRoutes } from './routes/ops.js';
+import { runRoutes } from './routes/runs.js';
+import { vehicleRoutes } from './routes/vehicles.js';
+import { companyAdminRoutes } from './routes/admin/companies.js';
+import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
+import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
+import { runAdminRoutes } from './routes/admin/runs.js';
+import { apiVersion } from './schemas/common.js';
+
+export interface AppDeps {
+  config: Config;
+  pool: Pool;
+  /** Used for the per-key rate limit and readiness; requests fail open if it is down. */
+  redis: Redis;
+  log: Logger;
+  metrics: Metrics;
+  migrationIds: readonly string[];
+  now?: () => Date;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const now = deps.now ?? (() => new Date());
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // Per-request lines cost throughput; failures are logged by the error handler instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandlers(app);
+  await app.register(sensible);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    if (reply.statusCode >= 500) request.log.warn({ url: request.url, statusCode: reply.statusCode }, 'server error');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Fleet telematics API',
+        version: apiVersion,
+        description: 'Runs, vehicles and webhooks (spec/000) plus the operator API. Envelopes and error codes: docs/api.md.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(opsRoutes, { pool: deps.pool, redis: deps.redis, metrics: deps.metrics, migrationIds: deps.migrationIds });
+
+  await app.register(async (api) => {
+    api.addHook('onRequest', apiKeyAuthentication(deps.pool, deps.log));
+    await api.register(rateLimit, {
+      hook: 'preHandler',
+      max: deps.config.rateLimitPerMinute,
+      timeWindow: 60_000,
+      redis: deps.redis,
+      nameSpace: `${deps.config.redisPrefix}:ratelimit:`,
+      keyGenerator: (request) => request.principal.keyId,
+      // Reads keep working when Redis is down; the limit is a guard, not a correctness property.
+      skipOnError: true,
+    });
+    await api.register(runRoutes, { pool: deps.pool });
+    await api.register(vehicleRoutes, { pool: deps.pool, now });
+  }, { prefix: '/api/v1' });
+
+  const adminToken = deps.config.adminToken;
+  if (adminToken) {
+    await app.register(async (admin) => {
+      admin.addHook('onRequest', adminAuthentication(adminToken));
+      await admin.register(companyAdminRoutes, { pool: deps.pool });
+      await admin.register(vehicleAdminRoutes, { pool: deps.pool });
+      await admin.register(serviceRequestAdminRoutes, { pool: deps.pool });
+      await admin.register(runAdminRoutes, { pool: deps.pool, now });
+    }, { prefix: '/admin/v1' });
+  }
+
+  return app;
+}

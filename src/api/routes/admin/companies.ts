@@ -1,0 +1,78 @@
+/** Operator API: companies and their API keys. */
+import Type from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from '../../../db/pool.js';
+import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
+import { insertCompany, listCompanies } from '../../../db/companies.js';
+import { notFound } from '../../../errors.js';
+import { generateApiKey } from '../../../security/api-keys.js';
+import { presentApiKey, presentCompany } from '../../presenters/admin.js';
+import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey } from '../../schemas/admin.js';
+import { Envelope, PageQuery, PathId, isRecordId, meta } from '../../schemas/common.js';
+import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
+
+export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
+  app.post('/companies', {
+    schema: { tags: ['Operator'], summary: 'Create a company', security: adminSecurity, body: CompanyCreate, response: { 201: Envelope(Company), ...adminErrors } },
+  }, async (request, reply) => {
+    const body = request.body as Type.Static<typeof CompanyCreate>;
+    const company = await insertCompany(deps.pool, body.name, body.external_ids ?? {});
+    return reply.code(201).send({ success: true, data: presentCompany(company), meta: meta(null) });
+  });
+
+  const ListQuery = Type.Object({ limit: PageQuery.limit, offset: PageQuery.offset }, { additionalProperties: false });
+  app.get('/companies', {
+    schema: { tags: ['Operator'], summary: 'List companies', security: adminSecurity, querystring: ListQuery, response: { 200: Envelope(Type.Array(Company)), ...adminErrors } },
+  }, async (request) => {
+    const { limit, offset } = request.query as Type.Static<typeof ListQuery>;
+    const companies = await listCompanies(deps.pool, limit, offset);
+    return { success: true, data: companies.map(presentCompany), meta: meta({ limit, offset, total: null }) };
+  });
+
+  app.get('/companies/:company_id', {
+    schema: { tags: ['Operator'], summary: 'Get a company', security: adminSecurity, params: CompanyParams, response: { 200: Envelope(Company), ...adminErrors } },
+  }, async (request) => {
+    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
+    return { success: true, data: presentCompany(company), meta: meta(null) };
+  });
+
+  app.post('/companies/:company_id/api-keys', {
+    schema: {
+      tags: ['Operator'],
+      summary: 'Create an API key (the key is shown once)',
+      security: adminSecurity,
+      params: CompanyParams,
+      body: ApiKeyCreate,
+      response: { 201: Envelope(CreatedApiKey), ...adminErrors },
+    },
+  }, async (request, reply) => {
+    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
+    const body = (request.body ?? {}) as Type.Static<typeof ApiKeyCreate>;
+    const generated = generateApiKey();
+    const record = await insertApiKey(deps.pool, company.id, body.name ?? null, generated.prefix, generated.hash);
+    return reply.code(201).send({ success: true, data: { ...presentApiKey(record), key: generated.key }, meta: meta(null) });
+  });
+
+  app.get('/companies/:company_id/api-keys', {
+    schema: { tags: ['Operator'], summary: 'List API keys (never the keys themselves)', security: adminSecurity, params: CompanyParams, response: { 200: Envelope(Type.Array(ApiKey)), ...adminErrors } },
+  }, async (request) => {
+    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
+    const keys = await listApiKeys(deps.pool, company.id);
+    return { success: true, data: keys.map(presentApiKey), meta: meta(null) };
+  });
+
+  app.delete('/api-keys/:key_id', {
+    schema: {
+      tags: ['Operator'],
+      summary: 'Revoke an API key; it answers 401 from then on',
+      security: adminSecurity,
+      params: Type.Object({ key_id: PathId }),
+      response: { 200: Envelope(ApiKey), ...adminErrors },
+    },
+  }, async (request) => {
+    const keyId = (request.params as { key_id: string }).key_id;
+    const record = isRecordId(keyId) ? await revokeApiKey(deps.pool, keyId) : null;
+    if (!record) throw notFound('API key');
+    return { success: true, data: presentApiKey(record), meta: meta(null) };
+  });
+}

@@ -1,0 +1,80 @@
+/** GET /runs and GET /runs/{run_id} (spec/000). */
+import Type from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from '../../db/pool.js';
+import { countRuns, findRun, listRuns } from '../../db/runs.js';
+import { schedulingStatusFilter, type SchedulingState } from '../../domain/run.js';
+import { invalidRequest, notFound } from '../../errors.js';
+import { presentRun } from '../presenters/run.js';
+import { Envelope, ErrorEnvelope, PageQuery, PathId, StringEnum, authErrorResponses, isRecordId, meta } from '../schemas/common.js';
+import { Run, RunStatusSchema, SchedulingStateSchema } from '../schemas/run.js';
+
+const security = [{ bearerAuth: [] }];
+
+const RunListQuery = Type.Object(
+  {
+    status: Type.Optional(RunStatusSchema),
+    scheduling_state: Type.Optional(SchedulingStateSchema),
+    scheduling_status: Type.Optional(
+      StringEnum(['confirmed', 'pending', 'proposed', 'same_day_requested'], {
+        description: 'Deprecated. pending and same_day_requested map to scheduling_state=requested.',
+      }),
+    ),
+    updated_since: Type.Optional(PageQuery.updated_since),
+    limit: PageQuery.limit,
+    offset: PageQuery.offset,
+  },
+  { additionalProperties: false },
+);
+
+/** The scheduling_state to filter on, from the canonical parameter or its deprecated alias. */
+function schedulingFilter(query: { scheduling_state?: string; scheduling_status?: string }): SchedulingState | null {
+  const canonical = (query.scheduling_state as SchedulingState | undefined) ?? null;
+  const alias = query.scheduling_status
+    ? schedulingStatusFilter[query.scheduling_status as keyof typeof schedulingStatusFilter]
+    : null;
+  if (canonical && alias && canonical !== alias) {
+    throw invalidRequest([{ field: 'scheduling_status', message: `maps to ${alias}, which contradicts scheduling_state=${canonical}` }]);
+  }
+  return canonical ?? alias;
+}
+
+export async function runRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
+  app.get('/runs', {
+    schema: {
+      tags: ['Runs'],
+      summary: 'List runs, newest activity first',
+      security,
+      querystring: RunListQuery,
+      response: { 200: Envelope(Type.Array(Run)), 400: ErrorEnvelope, ...authErrorResponses },
+    },
+  }, async (request) => {
+    const query = request.query as Type.Static<typeof RunListQuery>;
+    const filter = {
+      status: query.status ?? null,
+      schedulingState: schedulingFilter(query),
+      updatedSince: query.updated_since ? new Date(query.updated_since) : null,
+    };
+    const { companyId } = request.principal;
+    const [runs, total] = await Promise.all([
+      listRuns(deps.pool, companyId, filter, query.limit, query.offset),
+      countRuns(deps.pool, companyId, filter),
+    ]);
+    return { success: true, data: runs.map(presentRun), meta: meta({ limit: query.limit, offset: query.offset, total }) };
+  });
+
+  app.get('/runs/:run_id', {
+    schema: {
+      tags: ['Runs'],
+      summary: 'Get one run',
+      security,
+      params: Type.Object({ run_id: PathId }),
+      response: { 200: Envelope(Run), 404: ErrorEnvelope, ...authErrorResponses },
+    },
+  }, async (request) => {
+    const { run_id: runId } = request.params as { run_id: string };
+    const run = isRecordId(runId) ? await findRun(deps.pool, request.principal.companyId, runId) : null;
+    if (!run) throw notFound('run');
+    return { success: true, data: presentRun(run), meta: meta(null) };
+  });
+}

@@ -1,0 +1,31 @@
+import { jsonb, type Queryable } from './pool.js';
+
+export interface CompanyRecord {
+  id: string;
+  name: string;
+  externalIds: Record<string, string>;
+  createdAt: Date;
+}
+
+const companyColumns = `id, name, external_ids AS "externalIds", created_at AS "createdAt"`;
+
+export async function insertCompany(q: Queryable, name: string, externalIds: Record<string, string>): Promise<CompanyRecord> {
+  const result = await q.query<CompanyRecord>(
+    `INSERT INTO companies (name, external_ids) VALUES ($1, $2) RETURNING ${companyColumns}`,
+    [name, jsonb(externalIds)],
+  );
+  return result.rows[0]!;
+}
+
+export async function findCompany(q: Queryable, id: string): Promise<CompanyRecord | null> {
+  const result = await q.query<CompanyRecord>(`SELECT ${companyColumns} FROM companies WHERE id = $1`, [id]);
+  return result.rows[0] ?? null;
+}
+
+export async function listCompanies(q: Queryable, limit: number, offset: number): Promise<CompanyRecord[]> {
+  const result = await q.query<CompanyRecord>(
+    `SELECT ${companyColumns} FROM companies ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+    [limit, offset],
+  );
+  return result.rows;
+}

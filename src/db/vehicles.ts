@@ -1,0 +1,195 @@
+import type { LinkBroken, OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
+import { jsonb, type Queryable } from './pool.js';
+
+const vehicleColumns = `id, company_id AS "companyId", name, vin, license_plate AS "licensePlate", make, model, year,
+  telematics_provider AS "telematicsProvider", provider_vehicle_id AS "providerVehicleId",
+  home_location_id AS "homeLocationId", active, signals, health, link_broken AS "linkBroken", as_of AS "asOf",
+  ecu_odometer_at AS "ecuOdometerAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+export interface NewVehicle {
+  name: string | null;
+  vin: string | null;
+  licensePlate: string | null;
+  make: string | null;
+  model: string | null;
+  year: number | null;
+  telematicsProvider: string | null;
+  providerVehicleId: string | null;
+  homeLocationId: string | null;
+  linkBroken: LinkBroken | null;
+}
+
+export async function insertVehicle(q: Queryable, companyId: string, v: NewVehicle): Promise<VehicleRecord> {
+  const result = await q.query<VehicleRecord>(
+    `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider,
+                           provider_vehicle_id, home_location_id, link_broken)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     RETURNING ${vehicleColumns}`,
+    [
+      companyId, v.name, v.vin, v.licensePlate, v.make, v.model, v.year, v.telematicsProvider,
+      v.providerVehicleId, v.homeLocationId, jsonb(v.linkBroken),
+    ],
+  );
+  return result.rows[0]!;
+}
+
+/** One vehicle of the company, active or not (the operator API sees deactivated ones too). */
+export async function findVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>({
+    name: 'find-vehicle',
+    text: `SELECT ${vehicleColumns} FROM vehicles WHERE id = $1 AND company_id = $2`,
+    values: [id, companyId],
+  });
+  return result.rows[0] ?? null;
+}
+
+export async function findActiveVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>({
+    name: 'find-active-vehicle',
+    text: `SELECT ${vehicleColumns} FROM vehicles WHERE id = $1 AND company_id = $2 AND active`,
+    values: [id, companyId],
+  });
+  return result.rows[0] ?? null;
+}
+
+/** Locks the row for the rest of the transaction; writers of one vehicle serialise on it. */
+export async function lockVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>(
+    `SELECT ${vehicleColumns} FROM vehicles WHERE id = $1 AND company_id = $2 FOR UPDATE`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}
+
+export interface VehiclePage {
+  updatedSince: Date | null;
+  limit: number;
+  offset: number;
+}
+
+export async function listActiveVehicles(q: Queryable, companyId: string, page: VehiclePage): Promise<VehicleRecord[]> {
+  const result = await q.query<VehicleRecord>({
+    name: 'list-active-vehicles',
+    text: `SELECT ${vehicleColumns} FROM vehicles
+           WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)
+           ORDER BY updated_at DESC, id DESC
+           LIMIT $3 OFFSET $4`,
+    values: [companyId, page.updatedSince, page.limit, page.offset],
+  });
+  return result.rows;
+}
+
+export async function countActiveVehicles(q: Queryable, companyId: string, updatedSince: Date | null): Promise<number> {
+  const result = await q.query<{ total: number }>({
+    name: 'count-active-vehicles',
+    text: `SELECT count(*) AS total FROM vehicles
+           WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)`,
+    values: [companyId, updatedSince],
+  });
+  return result.rows[0]!.total;
+}
+
+/**
+ * Which attributes a patch sets: a field that is absent stays as it is, a field that is present
+ * (even as null) is written. updated_at moves only when a value really changes.
+ */
+export interface VehicleAttributePatch {
+  name?: string | null;
+  licensePlate?: string | null;
+  vin?: string | null;
+  make?: string | null;
+  model?: string | null;
+  year?: number | null;
+  telematicsProvider?: string | null;
+  providerVehicleId?: string | null;
+  homeLocationId?: string | null;
+  linkBroken?: LinkBroken | null;
+}
+
+export async function updateVehicleAttributes(
+  q: Queryable,
+  companyId: string,
+  id: string,
+  patch: VehicleAttributePatch,
+): Promise<VehicleRecord | null> {
+  const has = (key: keyof VehicleAttributePatch) => key in patch;
+  const result = await q.query<VehicleRecord>(
+    `WITH next AS (
+       SELECT id AS n_id,
+              CASE WHEN $3 THEN $4 ELSE name END AS n_name,
+              CASE WHEN $5 THEN $6 ELSE license_plate END AS n_license_plate,
+              CASE WHEN $7 THEN $8 ELSE vin END AS n_vin,
+              CASE WHEN $9 THEN $10 ELSE make END AS n_make,
+              CASE WHEN $11 THEN $12 ELSE model END AS n_model,
+              CASE WHEN $13 THEN $14::integer ELSE year END AS n_year,
+              CASE WHEN $15 THEN $16 ELSE telematics_provider END AS n_telematics_provider,
+              CASE WHEN $17 THEN $18 ELSE provider_vehicle_id END AS n_provider_vehicle_id,
+              CASE WHEN $19 THEN $20::uuid ELSE home_location_id END AS n_home_location_id,
+              CASE WHEN $21 THEN $22::jsonb ELSE link_broken END AS n_link_broken
+       FROM vehicles WHERE id = $1 AND company_id = $2
+     )
+     UPDATE vehicles SET
+       name = n_name, license_plate = n_license_plate, vin = n_vin, make = n_make, model = n_model, year = n_year,
+       telematics_provider = n_telematics_provider, provider_vehicle_id = n_provider_vehicle_id,
+       home_location_id = n_home_location_id, link_broken = n_link_broken,
+       updated_at = CASE
+         WHEN (name, license_plate, vin, make, model, year, telematics_provider, provider_vehicle_id,
+               home_location_id, link_broken)
+              IS DISTINCT FROM
+              (n_name, n_license_plate, n_vin, n_make, n_model, n_year, n_telematics_provider,
+               n_provider_vehicle_id, n_home_location_id, n_link_broken)
+         THEN now() ELSE updated_at END
+     FROM next WHERE id = n_id
+     RETURNING ${vehicleColumns}`,
+    [
+      id, companyId,
+      has('name'), patch.name ?? null,
+      has('licensePlate'), patch.licensePlate ?? null,
+      has('vin'), patch.vin ?? null,
+      has('make'), patch.make ?? null,
+      has('model'), patch.model ?? null,
+      has('year'), patch.year ?? null,
+      has('telematicsProvider'), patch.telematicsProvider ?? null,
+      has('providerVehicleId'), patch.providerVehicleId ?? null,
+      has('homeLocationId'), patch.homeLocationId ?? null,
+      has('linkBroken'), jsonb(patch.linkBroken),
+    ],
+  );
+  return result.rows[0] ?? null;
+}
+
+/** Writes a manual odometer into the read model; the reading itself goes to `readings`. */
+export async function setVehicleOdometer(q: Queryable, id: string, odometer: OdometerSignal): Promise<void> {
+  await q.query(
+    `UPDATE vehicles
+     SET signals = jsonb_set(signals, '{odometer}', $2::jsonb),
+         as_of = greatest(as_of, $3::timestamptz),
+         updated_at = now()
+     WHERE id = $1`,
+    [id, jsonb(odometer), odometer.as_of],
+  );
+}
+
+export async function deactivateVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>(
+    `UPDATE vehicles SET active = false, updated_at = CASE WHEN active THEN now() ELSE updated_at END
+     WHERE id = $1 AND company_id = $2
+     RETURNING ${vehicleColumns}`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}
+
+export async function listCompanyVehicles(q: Queryable, companyId: string, limit: number, offset: number): Promise<VehicleRecord[]> {
+  const result = await q.query<VehicleRecord>(
+    `SELECT ${vehicleColumns} FROM vehicles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    [companyId, limit, offset],
+  );
+  return result.rows;
+}
+
+/** The owning company of a vehicle, for operator routes that address a vehicle by id alone. */
+export async function findVehicleCompanyId(q: Queryable, id: string): Promise<string | null> {
+  const result = await q.query<{ companyId: string }>(`SELECT company_id AS "companyId" FROM vehicles WHERE id = $1`, [id]);
+  return result.rows[0]?.companyId ?? null;
+}

@@ -1,0 +1,17 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The folder holding package.json, whether running from `src/` (tests) or `dist/src/` (built). */
+function findProjectRoot(start: string): string {
+  let dir = start;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`package.json not found above ${start}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const projectRoot = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
+export const migrationsDir = join(projectRoot, 'migrations');

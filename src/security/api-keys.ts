@@ -1,0 +1,20 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Visible marker that makes a leaked key easy to recognise (secret scanners, logs). */
+const keyMarker = 'fk_';
+
+export interface GeneratedApiKey {
+  key: string;
+  prefix: string;
+  hash: Buffer;
+}
+
+/** A new key: 32 random bytes (256 bits), shown once; only its SHA-256 is stored. */
+export function generateApiKey(): GeneratedApiKey {
+  const key = keyMarker + randomBytes(32).toString('base64url');
+  return { key, prefix: key.slice(0, keyMarker.length + 6), hash: hashApiKey(key) };
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}

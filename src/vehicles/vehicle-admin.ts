@@ -1,0 +1,73 @@
+/** Operator writes to vehicles: create, patch, deactivate. */
+import type { LinkBroken, VehicleRecord } from '../domain/vehicle.js';
+import { notFound } from '../errors.js';
+import { insertServiceLocation, type ServiceLocationInput } from '../db/service-locations.js';
+import { insertVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
+import type { PoolClient } from '../db/pool.js';
+
+export interface VehicleAttributes {
+  name?: string | null;
+  vin?: string | null;
+  licensePlate?: string | null;
+  make?: string | null;
+  model?: string | null;
+  year?: number | null;
+  telematicsProvider?: string | null;
+  providerVehicleId?: string | null;
+  homeLocation?: ServiceLocationInput | null;
+}
+
+/**
+ * The link state of a vehicle that has no odometer from its provider yet: `no_reading` when it has
+ * a provider, null when it is tracked by hand (spec/000 LinkBroken).
+ */
+export function linkBrokenWithoutReadings(telematicsProvider: string | null): LinkBroken | null {
+  return telematicsProvider ? { reason: 'no_reading', since: null, tracker_km: null } : null;
+}
+
+async function homeLocationId(tx: PoolClient, companyId: string, location: ServiceLocationInput | null | undefined) {
+  if (location === undefined) return undefined;
+  return location === null ? null : (await insertServiceLocation(tx, companyId, location)).id;
+}
+
+export async function createVehicle(tx: PoolClient, companyId: string, v: VehicleAttributes): Promise<VehicleRecord> {
+  const telematicsProvider = v.telematicsProvider ?? null;
+  return insertVehicle(tx, companyId, {
+    name: v.name ?? null,
+    vin: v.vin?.toUpperCase() ?? null,
+    licensePlate: v.licensePlate ?? null,
+    make: v.make ?? null,
+    model: v.model ?? null,
+    year: v.year ?? null,
+    telematicsProvider,
+    providerVehicleId: v.providerVehicleId ?? null,
+    homeLocationId: (await homeLocationId(tx, companyId, v.homeLocation)) ?? null,
+    linkBroken: linkBrokenWithoutReadings(telematicsProvider),
+  });
+}
+
+export async function patchVehicle(
+  tx: PoolClient,
+  companyId: string,
+  vehicleId: string,
+  v: VehicleAttributes,
+): Promise<VehicleRecord> {
+  const patch: VehicleAttributePatch = {};
+  if (v.name !== undefined) patch.name = v.name;
+  if (v.vin !== undefined) patch.vin = v.vin?.toUpperCase() ?? null;
+  if (v.licensePlate !== undefined) patch.licensePlate = v.licensePlate;
+  if (v.make !== undefined) patch.make = v.make;
+  if (v.model !== undefined) patch.model = v.model;
+  if (v.year !== undefined) patch.year = v.year;
+  if (v.providerVehicleId !== undefined) patch.providerVehicleId = v.providerVehicleId;
+  if (v.telematicsProvider !== undefined) {
+    patch.telematicsProvider = v.telematicsProvider;
+    // A new source starts with no odometer from it; the health stage takes over from its first reading.
+    patch.linkBroken = linkBrokenWithoutReadings(v.telematicsProvider);
+  }
+  const location = await homeLocationId(tx, companyId, v.homeLocation);
+  if (location !== undefined) patch.homeLocationId = location;
+  const updated = await updateVehicleAttributes(tx, companyId, vehicleId, patch);
+  if (!updated) throw notFound('vehicle');
+  return updated;
+}

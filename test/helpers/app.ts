@@ -1,0 +1,80 @@
+/**
+ * A real application for one test file: its own database and Redis prefix, the real Fastify app
+ * (driven with inject or over loopback), and small helpers that use the operator API the way an
+ * operator would.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { readMigrations } from '../../src/db/migrate.js';
+import { createPool, type Pool } from '../../src/db/pool.js';
+import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { createRedis } from '../../src/queue/connection.js';
+import { createTestDatabase, testRedisPrefix } from './database.js';
+
+export const adminToken = 'test-admin-token-0123456789';
+export const testSecretsKey = '00'.repeat(32);
+
+export interface TestApp {
+  app: FastifyInstance;
+  pool: Pool;
+  redis: Redis;
+  config: Config;
+  close(): Promise<void>;
+  admin(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  api(method: 'GET' | 'POST' | 'PUT', url: string, key: string, body?: unknown): Promise<LightMyRequestResponse>;
+  createCompany(name?: string): Promise<{ id: string; key: string }>;
+  createVehicle(companyId: string, body?: Record<string, unknown>): Promise<Record<string, any>>;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, now?: () => Date): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: testRedisPrefix(),
+    ADMIN_TOKEN: adminToken,
+    SECRETS_KEY: testSecretsKey,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const log = createLogger(config.logLevel);
+  const pool = createPool(config.databaseUrl, 5, log);
+  const redis = createRedis(config.redisUrl, 'client', log);
+  const app = await buildApp({
+    config, pool, redis, log, metrics: createMetrics('test'), migrationIds: readMigrations().map((m) => m.id),
+    ...(now ? { now } : {}),
+  });
+  await app.ready();
+
+  const admin: TestApp['admin'] = (method, url, body) =>
+    app.inject({ method, url: `/admin/v1${url}`, headers: { authorization: `Bearer ${adminToken}` }, ...(body === undefined ? {} : { payload: body as object }) });
+  const api: TestApp['api'] = (method, url, key, body) =>
+    app.inject({ method, url: `/api/v1${url}`, headers: { authorization: `Bearer ${key}` }, ...(body === undefined ? {} : { payload: body as object }) });
+
+  return {
+    app, pool, redis, config, admin, api,
+    close: async () => {
+      await app.close();
+      await pool.end();
+      redis.disconnect();
+      await database.drop();
+    },
+    createCompany: async (name = 'Acme Fleet') => {
+      const company = (await admin('POST', '/companies', { name })).json().data;
+      const key = (await admin('POST', `/companies/${company.id}/api-keys`, { name: 'test' })).json().data.key;
+      return { id: company.id, key };
+    },
+    createVehicle: async (companyId, body = {}) => {
+      const response = await admin('POST', `/companies/${companyId}/vehicles`, {
+        name: 'Van 1', vin: '1HGCM82633A004352', license_plate: 'ABC-123', make: 'Ford', model: 'Transit', year: 2022,
+        telematics_provider: null, ...body,
+      });
+      if (response.statusCode !== 201) throw new Error(`vehicle create failed: ${response.body}`);
+      return response.json().data;
+    },
+  };
+}

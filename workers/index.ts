@@ -1,0 +1,62 @@
+/**
+ * The worker registry: which processor serves which queue, at what concurrency, and which
+ * repeating jobs each queue owns. `startWorkers` runs any subset, so operators can scale each
+ * queue's pool separately (`npm run worker -- maintenance`).
+ */
+import { Worker, type Processor } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { JobName, QueueName } from '../src/queue/catalog.js';
+import { maintenanceProcessor } from './maintenance.worker.js';
+import type { WorkerDeps } from './worker-deps.js';
+
+interface WorkerDefinition {
+  processor: (deps: WorkerDeps) => Processor;
+  concurrency: number;
+  schedules: Array<{ job: JobName; everyMs: number }>;
+}
+
+const day = 24 * 60 * 60 * 1000;
+
+export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
+  maintenance: {
+    processor: maintenanceProcessor,
+    concurrency: 1,
+    schedules: [{ job: 'maintenance.ensure-partitions', everyMs: day }],
+  },
+};
+
+export interface RunningWorkers {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+export async function startWorkers(
+  deps: WorkerDeps,
+  names: readonly QueueName[],
+  connection: Redis,
+): Promise<RunningWorkers> {
+  const workers: Worker[] = [];
+  for (const name of names) {
+    const definition = workerDefinitions[name];
+    const worker = new Worker(name, definition.processor(deps), {
+      connection,
+      prefix: deps.queues.prefix,
+      concurrency: definition.concurrency,
+    });
+    worker.on('failed', (job, err) =>
+      deps.log.warn({ queue: name, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
+    );
+    worker.on('error', (err) => deps.log.error({ queue: name, err: err.message }, 'worker error'));
+    workers.push(worker);
+    for (const schedule of definition.schedules) {
+      await deps.queues.schedule(schedule.job, schedule.everyMs, {});
+    }
+  }
+  return {
+    workers,
+    // Waits for running jobs to finish; unfinished ones return to the queue for another worker.
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.close()));
+    },
+  };
+}
