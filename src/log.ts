@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.js';
 
 export type { Logger };
@@ -19,6 +19,7 @@ export const redactedPaths = [
   '*.webhook_secret',
 ];
 
-export function createLogger(level: LogLevel, name = 'fleet'): Logger {
-  return pino({ name, level, redact: { paths: redactedPaths, censor: '[redacted]' } });
+export function createLogger(level: LogLevel, name = 'fleet', destination?: DestinationStream): Logger {
+  const options = { name, level, redact: { paths: redactedPaths, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -20,8 +20,18 @@ function createAjv(coerceTypes: boolean): Ajv {
 const textAjv = createAjv(true);
 const bodyAjv = createAjv(false);
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  if (httpPart !== 'body') return textAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = bodyAjv.compile(schema as object);
+  // A request without a body is checked as `{}`: optional bodies pass, required fields are named.
+  const validateBody = (data: unknown) => {
+    const valid = validate(data ?? {});
+    validateBody.errors = validate.errors;
+    return valid;
+  };
+  validateBody.errors = null as typeof validate.errors;
+  return validateBody as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
+};
 
 /** Turns Ajv errors into `{field, message}` pairs that name the parameter or body property. */
 export function fieldErrors(errors: ErrorObject[], context: string | undefined): FieldError[] {

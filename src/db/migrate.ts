@@ -40,8 +40,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     try {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
     } catch (error) {
-      // Another process created it between our check and our CREATE.
-      if ((error as { code?: string }).code !== '42P04') throw error;
+      // Another process created it between our check and our CREATE: 42P04, or 23505 when both
+      // CREATEs raced inside the catalog.
+      const code = (error as { code?: string }).code;
+      if (code !== '42P04' && code !== '23505') throw error;
       return false;
     }
     return true;

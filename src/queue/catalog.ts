@@ -5,7 +5,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { JobsOptions } from 'bullmq';
+import { UnrecoverableError, type JobsOptions } from 'bullmq';
 
 export const queueNames = ['maintenance'] as const;
 export type QueueName = (typeof queueNames)[number];
@@ -27,7 +27,7 @@ export const jobCatalog = {
   /** Creates the monthly `readings` partitions ahead of time; scheduled daily. */
   'maintenance.ensure-partitions': job({
     queue: 'maintenance',
-    schema: Type.Object({}),
+    schema: Type.Object({}, { additionalProperties: false }),
     options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
   }),
 };
@@ -37,13 +37,13 @@ export type JobPayload<N extends JobName> = Static<(typeof jobCatalog)[N]['schem
 
 const validators = new Map(Object.entries(jobCatalog).map(([name, def]) => [name, Compile(def.schema)]));
 
-/** The payload, checked against the catalog; a malformed payload can never succeed. */
+/** The payload, checked against the catalog. A malformed payload can never succeed, so it is not retried. */
 export function parseJobPayload<N extends JobName>(name: N, data: unknown): JobPayload<N> {
   const validator = validators.get(name);
-  if (!validator) throw new Error(`unknown job ${name}`);
+  if (!validator) throw new UnrecoverableError(`unknown job ${name}`);
   if (!validator.Check(data)) {
     const first = [...validator.Errors(data)][0];
-    throw new Error(`invalid payload for ${name}: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim());
+    throw new UnrecoverableError(`invalid payload for ${name}: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim());
   }
   return data as JobPayload<N>;
 }

@@ -9,8 +9,10 @@ export const apiVersion = '1.0.0';
 
 /** `T | null`, written as a JSON-schema type list where possible (fast-json-stringify serializes it directly). */
 export function Nullable<T extends TSchema>(schema: T) {
-  const type = (schema as { type?: unknown }).type;
-  if (typeof type === 'string') return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  const { type, enum: values } = schema as { type?: unknown; enum?: unknown[] };
+  if (typeof type === 'string') {
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
+  }
   return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
 }
 

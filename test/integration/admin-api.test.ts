@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let acme: { id: string; key: string };
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acme = await t.createCompany('Acme');
+});
+afterAll(() => t.close());
+
+describe('companies', () => {
+  it('creates with 201 and external ids, lists and gets', async () => {
+    const created = await t.admin('POST', '/companies', { name: 'Initech', external_ids: { shopmonkey: 'cus_42' } });
+    expect(created.statusCode).toBe(201);
+    const company = created.json().data;
+    expect(company).toMatchObject({ name: 'Initech', external_ids: { shopmonkey: 'cus_42' } });
+    expect((await t.admin('GET', `/companies/${company.id}`)).json().data).toEqual(company);
+    expect((await t.admin('GET', '/companies?limit=200')).json().data.map((c: { id: string }) => c.id)).toContain(company.id);
+  });
+
+  it('400 for a missing name or unknown field; 404 for an unknown company', async () => {
+    expect((await t.admin('POST', '/companies', {})).statusCode).toBe(400);
+    expect((await t.admin('POST', '/companies', { name: '' })).statusCode).toBe(400);
+    expect((await t.admin('POST', '/companies', { name: 'x', plan: 'gold' })).statusCode).toBe(400);
+    expect((await t.admin('GET', '/companies/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+    expect((await t.admin('POST', '/companies/00000000-0000-4000-8000-000000000000/api-keys', {})).statusCode).toBe(404);
+  });
+
+  it('creates an API key without a body too', async () => {
+    const response = await t.app.inject({ method: 'POST', url: `/admin/v1/companies/${acme.id}/api-keys`, headers: { authorization: 'Bearer test-admin-token-0123456789' } });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data.key).toMatch(/^fk_[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('vehicles', () => {
+  it('creates with a home location and provider; PATCH keeps absent fields and clears nulls', async () => {
+    const created = await t.createVehicle(acme.id, {
+      telematics_provider: 'geotab', provider_vehicle_id: 'b2A',
+      home_location: { name: 'North yard', street_1: '9 Depot Rd', city: 'Joliet', state: 'IL', postal_code: '60431', country: 'US' },
+    });
+    expect(created).toMatchObject({ active: true, provider_vehicle_id: 'b2A', company_id: acme.id, link_broken: { reason: 'no_reading' } });
+    expect(created.home_location_id).toMatch(/^[0-9a-f-]{36}$/);
+    const patched = (await t.admin('PATCH', `/vehicles/${created.id}`, { name: 'Renamed', license_plate: null })).json().data;
+    expect(patched).toMatchObject({ name: 'Renamed', license_plate: null, make: 'Ford', telematics_provider: 'geotab' });
+    const manual = (await t.admin('PATCH', `/vehicles/${created.id}`, { telematics_provider: null })).json().data;
+    expect(manual).toMatchObject({ telematics_provider: null, link_broken: null });
+  });
+
+  it('validates the body: VIN format, year range, provider name, empty patch', async () => {
+    for (const body of [{ vin: 'IOQ45678901234567' }, { vin: 'SHORT' }, { year: 1850 }, { telematics_provider: 'teslamate' }]) {
+      const response = await t.admin('POST', `/companies/${acme.id}/vehicles`, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+    }
+    const vehicle = await t.createVehicle(acme.id);
+    expect((await t.admin('PATCH', `/vehicles/${vehicle.id}`, {})).statusCode).toBe(400);
+  });
+
+  it('deactivation hides the vehicle from the public API; operators still list it', async () => {
+    const vehicle = await t.createVehicle(acme.id, { name: 'Retiring' });
+    const response = await t.admin('DELETE', `/vehicles/${vehicle.id}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.active).toBe(false);
+    expect((await t.api('GET', `/vehicles/${vehicle.id}`, acme.key)).statusCode).toBe(404);
+    const listed = (await t.admin('GET', `/companies/${acme.id}/vehicles?limit=200`)).json().data;
+    expect(listed.find((v: { id: string }) => v.id === vehicle.id)?.active).toBe(false);
+    expect((await t.admin('DELETE', '/vehicles/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+  });
+});
+
+describe('service requests', () => {
+  it('creates a run (201) and folds a second request for the same vehicle into it (200)', async () => {
+    const vehicle = await t.createVehicle(acme.id);
+    const first = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
+      vehicle_id: vehicle.id, title: 'Brakes squeal', items: [{ title: 'Brake inspection', type: 'inspection' }],
+    });
+    expect(first.statusCode).toBe(201);
+    const run = first.json().data.run;
+    expect(first.json().data.folded).toBe(false);
+    expect(run).toMatchObject({ status: 'open', scheduling_state: 'requested', scheduling_status: 'pending', vehicle: { id: vehicle.id } });
+
+    const second = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
+      vehicle_id: vehicle.id, title: 'Oil due', items: [{ title: 'Oil change', type: 'service' }, { title: 'brake inspection', type: 'inspection' }],
+    });
+    expect(second.statusCode).toBe(200);
+    expect(second.json().data.folded).toBe(true);
+    expect(second.json().data.run.id).toBe(run.id);
+    expect(second.json().data.run.items.map((i: { title: string }) => i.title)).toEqual(['Brake inspection', 'Oil change']);
+    const { rows } = await t.pool.query('SELECT count(*)::int AS n FROM runs WHERE vehicle_id = $1', [vehicle.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('folds into an in-progress run too; after completion a new request opens a new run', async () => {
+    const vehicle = await t.createVehicle(acme.id);
+    const request = { vehicle_id: vehicle.id, items: [{ title: 'Tire rotation', type: 'service' }] };
+    const runId = (await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data.run.id;
+    await t.admin('POST', `/runs/${runId}/start`);
+    expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data).toMatchObject({ folded: true, run: { id: runId } });
+    await t.admin('POST', `/runs/${runId}/complete`);
+    const next = await t.admin('POST', `/companies/${acme.id}/service-requests`, request);
+    expect(next.statusCode).toBe(201);
+    expect(next.json().data.run.id).not.toBe(runId);
+  });
+
+  it('concurrent requests for one vehicle open exactly one run', async () => {
+    const vehicle = await t.createVehicle(acme.id);
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [{ title: `Item ${i}`, type: 'service' }] }),
+      ),
+    );
+    expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    const { rows } = await t.pool.query('SELECT items FROM runs WHERE vehicle_id = $1', [vehicle.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].items).toHaveLength(6);
+  });
+
+  it("404 for an unknown vehicle or another company's vehicle; 409 for a deactivated one; 400 for bad bodies", async () => {
+    const other = await t.createCompany('Other');
+    const foreign = await t.createVehicle(other.id);
+    for (const vehicleId of [foreign.id, '00000000-0000-4000-8000-000000000000']) {
+      const response = await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicleId, items: [] });
+      expect(response.statusCode).toBe(404);
+    }
+    const retired = await t.createVehicle(acme.id);
+    await t.admin('DELETE', `/vehicles/${retired.id}`);
+    expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: retired.id, items: [] })).statusCode).toBe(409);
+    for (const body of [{ items: [] }, { vehicle_id: 'x', items: [] }, { vehicle_id: retired.id, items: [{ title: 'no type' }] }, { vehicle_id: retired.id, items: [], customer: { email: 'not-an-email' } }]) {
+      expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, body)).statusCode, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('matches the customer contact by email across requests', async () => {
+    const customer = { name: 'Bo Diddley', email: 'Bo@Example.com' };
+    for (let i = 0; i < 2; i++) {
+      const vehicle = await t.createVehicle(acme.id);
+      await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [], customer: { ...customer, email: i ? 'bo@example.com' : customer.email } });
+    }
+    const { rows } = await t.pool.query(`SELECT count(DISTINCT contact_id)::int AS n FROM runs WHERE customer->>'name' = 'Bo Diddley'`);
+    expect(rows[0].n).toBe(1);
+  });
+});
+
+describe('run operations', () => {
+  async function newRun(): Promise<string> {
+    const vehicle = await t.createVehicle(acme.id);
+    return (await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [] })).json().data.run.id;
+  }
+
+  it('moves a run through propose → confirm → start → complete → reopen, visible in the public API', async () => {
+    const runId = await newRun();
+    const proposed = (await t.admin('POST', `/runs/${runId}/propose`, { start: '2026-12-05T09:00:00Z', end: '2026-12-05T11:00:00Z' })).json().data;
+    expect(proposed).toMatchObject({ scheduling_state: 'proposed', appointment: { start: '2026-12-05T09:00:00.000Z', end: '2026-12-05T11:00:00.000Z', confirmed_at: null } });
+    const confirmed = (await t.admin('POST', `/runs/${runId}/confirm`)).json().data;
+    expect(confirmed.scheduling_state).toBe('confirmed');
+    expect(confirmed.appointment.confirmed_at).not.toBeNull();
+    expect((await t.admin('POST', `/runs/${runId}/start`)).json().data.status).toBe('in_progress');
+    expect((await t.admin('POST', `/runs/${runId}/complete`)).json().data.status).toBe('completed');
+    expect((await t.admin('POST', `/runs/${runId}/reopen`)).json().data.status).toBe('open');
+    const publicView = (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
+    expect(publicView).toMatchObject({ status: 'open', scheduling_state: 'confirmed' });
+  });
+
+  it('illegal moves answer 409 INVALID_STATE_TRANSITION and change nothing', async () => {
+    const runId = await newRun();
+    const before = (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
+    for (const path of ['reopen', 'confirm']) {
+      const response = await t.admin('POST', `/runs/${runId}/${path}`);
+      expect(response.statusCode, path).toBe(409);
+      expect(response.json().error.code).toBe('INVALID_STATE_TRANSITION');
+    }
+    await t.admin('POST', `/runs/${runId}/dismiss`);
+    const dismissed = await t.admin('POST', `/runs/${runId}/complete`);
+    expect(dismissed.statusCode).toBe(409);
+    expect(dismissed.json().error.message).toBe('cannot complete a run that is dismissed');
+    const after = (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
+    expect(after).toMatchObject({ status: 'dismissed', scheduling_state: 'cancelled' });
+    expect(after.updated_at >= before.updated_at).toBe(true);
+  });
+
+  it('dispatch proposal is recorded; bodies are validated; unknown runs are 404', async () => {
+    const runId = await newRun();
+    const ok = await t.admin('POST', `/runs/${runId}/dispatch-proposal`, { assignee: { type: 'shop', id: 'shop-9', name: 'Quick Lube' }, reason: 'nearest with capacity' });
+    expect(ok.statusCode).toBe(200);
+    expect((await t.admin('POST', `/runs/${runId}/dispatch-proposal`, { assignee: { type: 'robot', id: 'r', name: 'R' }, reason: 'x' })).statusCode).toBe(400);
+    expect((await t.admin('POST', `/runs/${runId}/propose`, { start: 'tomorrow' })).statusCode).toBe(400);
+    expect((await t.admin('POST', `/runs/${runId}/propose`, { start: '2026-12-05T11:00:00Z', end: '2026-12-05T09:00:00Z' })).statusCode).toBe(409);
+    expect((await t.admin('POST', '/runs/00000000-0000-4000-8000-000000000000/complete')).statusCode).toBe(404);
+    expect((await t.admin('POST', '/runs/nope/complete')).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { ensureDatabase, migrate, pendingMigrations, readMigrations } from '../../src/db/migrate.js';
+import { createPool } from '../../src/db/pool.js';
+import { ensureReadingPartitions } from '../../src/db/readings.js';
+import { createLogger } from '../../src/log.js';
+
+const log = createLogger('silent');
+
+function databaseUrl(name: string): string {
+  const url = new URL(inject('postgresUrl'));
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(name: string) {
+  const admin = new pg.Client({ connectionString: inject('postgresUrl') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+  await admin.end();
+}
+
+describe('migrations', () => {
+  it('creates a missing database once, then migrates it exactly once under concurrent start-ups', async () => {
+    const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const url = databaseUrl(name);
+    try {
+      const created = await Promise.all([ensureDatabase(url), ensureDatabase(url), ensureDatabase(url)]);
+      expect(created.filter(Boolean)).toHaveLength(1);
+      const pools = Array.from({ length: 4 }, () => createPool(url, 2, log));
+      const applied = await Promise.all(pools.map((pool) => migrate(pool, log)));
+      const all = readMigrations().map((m) => m.id);
+      expect(applied.flat().sort()).toEqual(all.sort());
+      expect(await pendingMigrations(pools[0]!, all)).toEqual([]);
+      const { rows } = await pools[0]!.query('SELECT id FROM schema_migrations ORDER BY id');
+      expect(rows.map((r) => r.id)).toEqual(all);
+      await Promise.all(pools.map((pool) => pool.end()));
+    } finally {
+      await dropDatabase(name);
+    }
+  });
+
+  it('a failing migration rolls back completely and is not recorded', async () => {
+    const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const url = databaseUrl(name);
+    await ensureDatabase(url);
+    const pool = createPool(url, 1, log);
+    try {
+      const broken = [{ id: '0001_half', sql: 'CREATE TABLE half_done (id int); SELECT 1/0;' }];
+      await expect(migrate(pool, log, broken)).rejects.toThrow('migration 0001_half failed: division by zero');
+      const { rows } = await pool.query(`SELECT to_regclass('half_done') AS t, (SELECT count(*) FROM schema_migrations)::int AS n`);
+      expect(rows[0]).toEqual({ t: null, n: 0 });
+    } finally {
+      await pool.end();
+      await dropDatabase(name);
+    }
+  });
+
+  it('creates monthly readings partitions ahead of time and routes rows into them', async () => {
+    const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const url = databaseUrl(name);
+    await ensureDatabase(url);
+    const pool = createPool(url, 1, log);
+    try {
+      await migrate(pool, log);
+      expect(await ensureReadingPartitions(pool, new Date('2026-11-15T00:00:00Z'))).toBe(5);
+      expect(await ensureReadingPartitions(pool, new Date('2026-11-15T00:00:00Z'))).toBe(0);
+      await pool.query(`INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, source) VALUES (gen_random_uuid(), 'fuel_percent', '2027-01-31T23:59:59Z', 50, 'test')`);
+      const { rows } = await pool.query(`SELECT tableoid::regclass::text AS part FROM readings`);
+      expect(rows[0].part).toBe('readings_2027_01');
+    } finally {
+      await pool.end();
+      await dropDatabase(name);
+    }
+  });
+});
