@@ -62,6 +62,7 @@ export const configVariables: readonly ConfigVariable[] = [
   { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body on the public and operator APIs, in bytes; larger answers 413.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
   { name: 'NODE_ENV', default: '(unset)', description: '`production` makes SECRETS_KEY mandatory.' },
+  { name: 'FLEET_API_URL', default: 'http://127.0.0.1:$PORT', description: 'fleetctl only: base URL of the service whose operator API it drives.' },
 ];
 
 type Env = Record<string, string | undefined>;
@@ -136,6 +137,8 @@ function secretsKey(env: Env): { key: Buffer; generated: boolean } {
   return { key: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), generated: true };
 }
 
+const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/fleet';
+
 const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -151,7 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisPrefix.includes(':')) throw new ConfigError('REDIS_PREFIX', 'must not contain ":"');
   const secrets = secretsKey(env);
   return {
-    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/fleet', ['postgres:', 'postgresql:']),
+    databaseUrl: url(env, 'DATABASE_URL', defaultDatabaseUrl, ['postgres:', 'postgresql:']),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisPrefix,
@@ -166,5 +169,21 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+  };
+}
+
+export interface CliConfig {
+  apiUrl: string;
+  adminToken: string | null;
+  databaseUrl: string;
+}
+
+/** fleetctl's settings: where the operator API is and its token (plus the database for `migrate`). */
+export function loadCliConfig(env: Env = process.env): CliConfig {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  return {
+    apiUrl: url(env, 'FLEET_API_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
+    adminToken: read(env, 'ADMIN_TOKEN') ?? null,
+    databaseUrl: url(env, 'DATABASE_URL', defaultDatabaseUrl, ['postgres:', 'postgresql:']),
   };
 }

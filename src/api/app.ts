@@ -14,8 +14,10 @@ import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { ApiKeyCache } from './api-key-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { installErrorHandlers } from './error-handler.js';
+import { trackInFlightHandlers } from './in-flight.js';
 import { validatorCompiler } from './validation.js';
 import { opsRoutes } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
@@ -50,6 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandlers(app);
+  trackInFlightHandlers(app);
   await app.register(sensible);
 
   app.addHook('onSend', async (request, reply) => {
@@ -83,8 +86,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(opsRoutes, { pool: deps.pool, redis: deps.redis, metrics: deps.metrics, migrationIds: deps.migrationIds });
 
+  const subscriber = deps.redis.duplicate();
+  subscriber.on('error', () => {});
+  const keyCache = new ApiKeyCache(subscriber, `${deps.config.redisPrefix}:api-key-revoked`, deps.log);
+  await keyCache.start();
+  app.addHook('onClose', async () => {
+    subscriber.disconnect();
+  });
+
   await app.register(async (api) => {
-    api.addHook('onRequest', apiKeyAuthentication(deps.pool, deps.log));
+    api.addHook('onRequest', apiKeyAuthentication(deps.pool, keyCache, deps.log));
     await api.register(rateLimit, {
       hook: 'preHandler',
       max: deps.config.rateLimitPerMinute,
@@ -103,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (adminToken) {
     await app.register(async (admin) => {
       admin.addHook('onRequest', adminAuthentication(adminToken));
-      await admin.register(companyAdminRoutes, { pool: deps.pool });
+      await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
       await admin.register(vehicleAdminRoutes, { pool: deps.pool });
       await admin.register(serviceRequestAdminRoutes, { pool: deps.pool });
       await admin.register(runAdminRoutes, { pool: deps.pool, now });

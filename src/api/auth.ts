@@ -10,6 +10,7 @@ import type { Pool } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { hashApiKey } from '../security/api-keys.js';
+import type { ApiKeyCache } from './api-key-cache.js';
 
 export interface Principal {
   keyId: string;
@@ -37,18 +38,30 @@ function unauthorized(reply: FastifyReply, message: string): AppError {
 // last_used_at is written at most once a minute per key and process, off the request path.
 const touchIntervalMs = 60_000;
 
-export function apiKeyAuthentication(pool: Pool, log: Logger): onRequestAsyncHookHandler {
+async function lookUp(pool: Pool, cache: ApiKeyCache, token: string, now: number): Promise<Principal | null> {
+  const hash = hashApiKey(token);
+  const cacheKey = hash.toString('base64');
+  const cached = cache.get(cacheKey, now);
+  if (cached) return cached;
+  const found = await findActiveApiKey(pool, hash);
+  if (!found) return null;
+  const principal = { keyId: found.id, companyId: found.companyId };
+  cache.set(cacheKey, principal, now);
+  return principal;
+}
+
+export function apiKeyAuthentication(pool: Pool, cache: ApiKeyCache, log: Logger): onRequestAsyncHookHandler {
   const lastTouched = new Map<string, number>();
   return async function authenticate(request, reply) {
     const token = bearerToken(request);
     if (!token) throw unauthorized(reply, 'missing API key: send Authorization: Bearer <API_KEY>');
-    const principal = await findActiveApiKey(pool, hashApiKey(token));
-    if (!principal) throw unauthorized(reply, 'invalid or revoked API key');
-    request.principal = { keyId: principal.id, companyId: principal.companyId };
     const now = Date.now();
-    if ((lastTouched.get(principal.id) ?? 0) < now - touchIntervalMs) {
-      lastTouched.set(principal.id, now);
-      touchApiKey(pool, principal.id).catch((err: unknown) => log.warn({ err }, 'could not record API key use'));
+    const principal = await lookUp(pool, cache, token, now);
+    if (!principal) throw unauthorized(reply, 'invalid or revoked API key');
+    request.principal = principal;
+    if ((lastTouched.get(principal.keyId) ?? 0) < now - touchIntervalMs) {
+      lastTouched.set(principal.keyId, now);
+      touchApiKey(pool, principal.keyId).catch((err: unknown) => log.warn({ err }, 'could not record API key use'));
     }
   };
 }

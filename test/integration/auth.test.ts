@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { readMigrations } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -62,6 +66,23 @@ describe('API key authentication', () => {
     expect(revoked.json().data).not.toHaveProperty('key');
     expect((await t.api('GET', '/runs', second.key)).statusCode).toBe(401);
     expect((await t.api('GET', '/runs', company.key)).statusCode).toBe(200);
+  });
+
+  it('a key revoked through one API process stops working in another that had it cached', async () => {
+    const second = await buildApp({
+      config: t.config, pool: t.pool, redis: t.redis, log: createLogger('silent'), metrics: createMetrics('second'),
+      migrationIds: readMigrations().map((m) => m.id),
+    });
+    try {
+      const key = (await t.admin('POST', `/companies/${company.id}/api-keys`, { name: 'shared' })).json().data;
+      const viaSecond = () => second.inject({ method: 'GET', url: '/api/v1/runs', headers: { authorization: `Bearer ${key.key}` } });
+      expect((await viaSecond()).statusCode).toBe(200);
+      expect((await viaSecond()).statusCode).toBe(200);
+      await t.admin('DELETE', `/api-keys/${key.id}`);
+      await expect.poll(async () => (await viaSecond()).statusCode, { timeout: 2000, interval: 20 }).toBe(401);
+    } finally {
+      await second.close();
+    }
   });
 
   it('shows the key once: listings never include it', async () => {

@@ -1,17 +1,19 @@
 /** Operator API: companies and their API keys. */
 import Type from 'typebox';
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Pool } from '../../../db/pool.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
 import { insertCompany, listCompanies } from '../../../db/companies.js';
 import { notFound } from '../../../errors.js';
 import { generateApiKey } from '../../../security/api-keys.js';
+import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
 import { presentApiKey, presentCompany } from '../../presenters/admin.js';
 import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey } from '../../schemas/admin.js';
 import { Envelope, PageQuery, PathId, isRecordId, meta } from '../../schemas/common.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
-export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
+export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Pool; redis: Redis; keyCache: ApiKeyCache }): Promise<void> {
   app.post('/companies', {
     schema: { tags: ['Operator'], summary: 'Create a company', security: adminSecurity, body: CompanyCreate, response: { 201: Envelope(Company), ...adminErrors } },
   }, async (request, reply) => {
@@ -73,6 +75,11 @@ export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Poo
     const keyId = (request.params as { key_id: string }).key_id;
     const record = isRecordId(keyId) ? await revokeApiKey(deps.pool, keyId) : null;
     if (!record) throw notFound('API key');
+    deps.keyCache.evict(record.id);
+    // Other API processes evict on this message; if Redis is away they are not caching keys either.
+    await broadcastRevocation(deps.redis, deps.keyCache.channel, record.id).catch((err: unknown) =>
+      request.log.warn({ err }, 'could not broadcast an API key revocation'),
+    );
     return { success: true, data: presentApiKey(record), meta: meta(null) };
   });
 }

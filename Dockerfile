@@ -1,0 +1,22 @@
+# Build stage compiles TypeScript; the runtime stage carries production dependencies only.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY workers ./workers
+COPY providers ./providers
+COPY bench ./bench
+RUN npm run build
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts
+COPY --from=build /app/dist ./dist
+COPY migrations ./migrations
+USER node
+EXPOSE 3000
+CMD ["node", "dist/src/main.js", "api"]

@@ -1,0 +1,90 @@
+/**
+ * API read path under concurrent load, beside a Fastify hello-world route on the same machine:
+ * GET /api/v1/vehicles/{id} (random ids) and GET /api/v1/vehicles?limit=200, 50 connections.
+ * Target: by-id ≥ 0.35 × hello-world requests/s with p99 < 10 ms.
+ */
+import { generateApiKey } from '../src/security/api-keys.js';
+import { freshDatabase, load, printTable, startService, type LoadResult, type Service } from './support.js';
+
+const vehicleCount = 1000;
+const connections = 50;
+const durationSeconds = 10;
+
+async function seed(pool: import('../src/db/pool.js').Pool): Promise<{ key: string; ids: string[] }> {
+  const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Bench Fleet') RETURNING id`);
+  const companyId = company.rows[0]!.id;
+  const key = generateApiKey();
+  await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [companyId, key.prefix, key.hash]);
+  // Realistic read-model rows: a full signal set, two alerts, per-signal times.
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider, provider_vehicle_id,
+                           signals, health, as_of, updated_at)
+     SELECT $1, 'Truck ' || i, '1M8GDM9AXKP' || lpad(i::text, 6, '0'), 'TR-' || i, 'Freightliner', 'Cascadia', 2019 + i % 6,
+            'samsara', 'sam-' || i,
+            jsonb_build_object(
+              'odometer', jsonb_build_object('km', 100000 + i * 13.7, 'as_of', now() - interval '5 minutes', 'source', 'samsara'),
+              'fuel_percent', 20 + i % 80, 'battery_voltage', 12.2 + (i % 20) / 10.0, 'coolant_temp_c', 85 + i % 10,
+              'engine_state', 'on', 'speed_kph', i % 100,
+              'location', jsonb_build_object('lat', 41.85 + i / 10000.0, 'lon', -87.65, 'heading', i % 360, 'as_of', now()),
+              'tire_pressure_kpa', jsonb_build_object('front_left', 758, 'front_right', 760, 'rear_left', 752, 'rear_right', 755),
+              'dtcs', jsonb_build_array(jsonb_build_object('code', 'P0420', 'system', 'powertrain', 'mil', false)),
+              'check_engine_light', false, 'engine_hours', 4000 + i),
+            jsonb_build_object('status', 'needs_attention', 'alerts', jsonb_build_array(
+              jsonb_build_object('severity', 'low', 'type', 'oil_change', 'display_name', 'Oil change due in 320 mi', 'due_date', '2026-12-20', 'due_miles_remaining', 320),
+              jsonb_build_object('severity', 'medium', 'type', 'fuel_level_low', 'display_name', 'Fuel low', 'due_date', null, 'due_miles_remaining', null))),
+            now(), now() - (i || ' seconds')::interval
+     FROM generate_series(1, $2) AS i
+     RETURNING id`,
+    [companyId, vehicleCount],
+  );
+  return { key: key.key, ids: rows.map((r) => r.id) };
+}
+
+export async function benchApi(): Promise<Record<string, unknown>> {
+  const { url: databaseUrl, pool } = await freshDatabase('api');
+  const { key, ids } = await seed(pool);
+  await pool.end();
+
+  const services: Service[] = [];
+  try {
+    const hello = await startService('bench/hello-server.js', ['3901'], {}, 3901, '/');
+    services.push(hello);
+    const api = await startService('src/main.js', ['api'], {
+      DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '10000000', ADMIN_TOKEN: '', DATABASE_POOL_SIZE: '10',
+    }, 3902, '/readyz');
+    services.push(api);
+    const headers = { authorization: `Bearer ${key}` };
+    const common = { connections, duration: durationSeconds, pipelining: 1 };
+
+    // Warm up the JIT, the pg connections and prepared statements before measuring.
+    await load({ ...common, url: hello.url, duration: 2 });
+    await load({ ...common, url: `${api.url}/api/v1/vehicles/${ids[0]}`, headers, duration: 2 });
+
+    const results: Record<string, LoadResult> = {};
+    results.helloWorld = await load({ ...common, url: hello.url });
+    let next = 0;
+    results.vehicleById = await load({
+      ...common,
+      url: api.url,
+      requests: [{ method: 'GET', headers, setupRequest: (request) => ({ ...request, path: `/api/v1/vehicles/${ids[next++ % ids.length]}` }) }],
+    });
+    results.vehicleList200 = await load({ ...common, url: `${api.url}/api/v1/vehicles?limit=200`, headers });
+
+    const ceiling = results.helloWorld.requestsPerSecond;
+    printTable(`API read path, ${connections} connections, ${durationSeconds}s each, ${vehicleCount} vehicles`, Object.entries(results).map(([name, r]) => ({
+      route: name,
+      'req/s': r.requestsPerSecond,
+      'p50 ms': r.p50Ms,
+      'p99 ms': r.p99Ms,
+      'ratio to hello': (r.requestsPerSecond / ceiling).toFixed(3),
+      'non-2xx': r.non2xx,
+      errors: r.errors,
+    })));
+    const byIdRatio = results.vehicleById.requestsPerSecond / ceiling;
+    const verdict = byIdRatio >= 0.35 && results.vehicleById.p99Ms < 10 ? 'met' : 'missed';
+    console.log(`target (by-id ≥ 0.35 × hello and p99 < 10 ms): ${verdict}`);
+    return { connections, durationSeconds, vehicleCount, results, byIdRatio, listRatio: results.vehicleList200.requestsPerSecond / ceiling, target: verdict };
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * `npm run bench [-- name...]`: runs the named benchmarks (all when none is named), prints each
+ * figure beside its ceiling measured in the same run, and writes JSON to bench/results/.
+ */
+import { benchApi } from './api.js';
+import { writeResult } from './support.js';
+
+const benches: Record<string, () => Promise<Record<string, unknown>>> = { api: benchApi };
+
+const requested = process.argv.slice(2);
+const names = requested.length > 0 ? requested : Object.keys(benches);
+for (const name of names) {
+  const bench = benches[name];
+  if (!bench) {
+    console.error(`unknown bench "${name}": choose from ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  const result = await bench();
+  console.log(`results written to ${writeResult(name, { bench: name, at: new Date().toISOString(), node: process.version, ...result })}`);
+}
+process.exit(0);

@@ -1,0 +1,102 @@
+/** Shared bench plumbing: a fresh database, child service processes, autocannon runs, reporting. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { ensureDatabase, migrate } from '../src/db/migrate.js';
+import { createPool, type Pool } from '../src/db/pool.js';
+import { ensureReadingPartitions } from '../src/db/readings.js';
+import { createLogger } from '../src/log.js';
+import { projectRoot } from '../src/paths.js';
+
+export const benchConfig = loadConfig();
+const log = createLogger('warn', 'bench');
+
+/** A fresh, migrated database named after the bench, on the configured server. */
+export async function freshDatabase(name: string): Promise<{ url: string; pool: Pool }> {
+  const url = new URL(benchConfig.databaseUrl);
+  url.pathname = `/fleet_bench_${name}`;
+  const admin = new URL(benchConfig.databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(`fleet_bench_${name}`)} WITH (FORCE)`);
+  await client.end();
+  await ensureDatabase(url.toString());
+  const pool = createPool(url.toString(), 4, log);
+  await migrate(pool, log);
+  await ensureReadingPartitions(pool, new Date());
+  return { url: url.toString(), pool };
+}
+
+export interface Service {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `node <script> <args>` with extra env and waits until `readyPath` answers 200. */
+export async function startService(script: string, args: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Service> {
+  const url = `http://127.0.0.1:${port}`;
+  if (await fetch(url).then(() => true, () => false)) throw new Error(`port ${port} is already in use: stop what listens there first`);
+  const child = spawn(process.execPath, [join(projectRoot, 'dist', script), ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const ok = await fetch(`${url}${readyPath}`).then((r) => r.ok, () => false);
+    if (ok) {
+      return {
+        url,
+        process: child,
+        stop: () => new Promise((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not become ready on ${url}${readyPath}`);
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function load(options: autocannon.Options): Promise<LoadResult> {
+  const result = await autocannon(options);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
+  const columns = Object.keys(rows[0] ?? {});
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  console.log(`\n${title}\n${line(columns)}\n${line(widths.map((w) => '-'.repeat(w)))}`);
+  for (const row of rows) console.log(line(columns.map((c) => String(row[c]))));
+}
+
+export function writeResult(name: string, result: unknown): string {
+  const dir = join(projectRoot, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(result, null, 2));
+  return file;
+}

@@ -1,0 +1,82 @@
+/**
+ * In-process cache of API key lookups, so an authenticated read costs one Postgres round trip
+ * instead of two (loopback round trips dominate the read path: docs/performance.md).
+ *
+ * Revocation stays immediate: the operator API broadcasts each revoked key id on a Redis channel
+ * and every API process evicts it. The cache is consulted only while this process is subscribed
+ * to that channel; when the subscription drops, the cache is emptied and every request goes to
+ * Postgres until it is back. Entries also expire after `ttlMs`, bounding any gap.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+
+export interface CachedPrincipal {
+  keyId: string;
+  companyId: string;
+}
+
+export class ApiKeyCache {
+  private readonly entries = new Map<string, { principal: CachedPrincipal; expiresAt: number }>();
+  private listening = false;
+
+  constructor(
+    private readonly subscriber: Redis,
+    readonly channel: string,
+    private readonly log: Logger,
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  /** Subscribes to revocations; safe to call once. Resolves when the first subscription is live. */
+  async start(): Promise<void> {
+    this.subscriber.on('message', (channel: string, keyId: string) => {
+      if (channel === this.channel) this.evict(keyId);
+    });
+    const stopListening = () => {
+      this.listening = false;
+      this.entries.clear();
+    };
+    this.subscriber.on('close', stopListening);
+    this.subscriber.on('reconnecting', stopListening);
+    this.subscriber.on('ready', () => void this.subscribe());
+    if (this.subscriber.status === 'ready') await this.subscribe();
+  }
+
+  private async subscribe(): Promise<void> {
+    try {
+      await this.subscriber.subscribe(this.channel);
+      this.listening = true;
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'API key revocation channel unavailable; not caching keys');
+    }
+  }
+
+  get(hash: string, now: number): CachedPrincipal | undefined {
+    if (!this.listening) return undefined;
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry.principal;
+  }
+
+  set(hash: string, principal: CachedPrincipal, now: number): void {
+    if (!this.listening) return;
+    // Maps iterate in insertion order, so the first key is the oldest entry.
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { principal, expiresAt: now + this.ttlMs });
+  }
+
+  evict(keyId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal.keyId === keyId) this.entries.delete(hash);
+    }
+  }
+}
+
+/** Tells every API process that a key is revoked; the caller has already committed the revocation. */
+export async function broadcastRevocation(publisher: Redis, channel: string, keyId: string): Promise<void> {
+  await publisher.publish(channel, keyId);
+}

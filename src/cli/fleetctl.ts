@@ -1,0 +1,184 @@
+/**
+ * fleetctl: the operator CLI. Everything but `migrate` goes through the operator API
+ * (FLEET_API_URL, ADMIN_TOKEN), so it works against any deployment. Human output by default,
+ * `--json` for scripts.
+ */
+import { parseArgs } from 'node:util';
+import { loadCliConfig, ConfigError, type CliConfig } from '../config.js';
+import { ensureDatabase, migrate } from '../db/migrate.js';
+import { createPool } from '../db/pool.js';
+import { createLogger } from '../log.js';
+
+const usage = `fleetctl <command> [options]
+
+  migrate                                   create the database if missing and apply migrations
+  company create <name> [--external-id connector=id]...
+  company list
+  key create <company-id> [--name <label>]  prints the key once
+  key revoke <key-id>
+  vehicle add <company-id> [--name n] [--vin v] [--plate p] [--make m] [--model m] [--year y]
+                           [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
+                           [--provider-vehicle-id id]
+  vehicle list <company-id>
+
+Options: --json (machine-readable output), --help
+Environment: FLEET_API_URL (default http://127.0.0.1:$PORT), ADMIN_TOKEN, DATABASE_URL (migrate)`;
+
+class CliError extends Error {}
+
+interface Output {
+  json: boolean;
+  print(data: unknown, human: () => string): void;
+}
+
+async function call(config: CliConfig, method: string, path: string, body?: unknown): Promise<any> {
+  if (!config.adminToken) throw new CliError('ADMIN_TOKEN is not set: fleetctl needs the operator token of the service');
+  let response: Response;
+  try {
+    response = await fetch(`${config.apiUrl}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${config.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    throw new CliError(`cannot reach ${config.apiUrl} (${(error as Error).message}); is the service running? Set FLEET_API_URL.`);
+  }
+  const payload = (await response.json().catch(() => null)) as { data?: unknown; error?: { code: string; message: string } } | null;
+  if (!response.ok) {
+    const error = payload?.error;
+    throw new CliError(error ? `${error.code}: ${error.message}` : `HTTP ${response.status}`);
+  }
+  return payload?.data;
+}
+
+function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const text = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join('\n');
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new CliError(`missing ${what}\n\n${usage}`);
+  return value;
+}
+
+export interface CliIo {
+  /** Environment override (tests); the config module reads process.env otherwise. */
+  env?: Record<string, string | undefined>;
+  stdout(line: string): void;
+  stderr(line: string): void;
+}
+
+async function main(argv: string[], io: CliIo): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+      name: { type: 'string' },
+      vin: { type: 'string' },
+      plate: { type: 'string' },
+      make: { type: 'string' },
+      model: { type: 'string' },
+      year: { type: 'string' },
+      provider: { type: 'string' },
+      'provider-vehicle-id': { type: 'string' },
+      'external-id': { type: 'string', multiple: true },
+    },
+  });
+  const [group, action, ...rest] = positionals;
+  if (values.help || !group) {
+    io.stdout(usage);
+    return;
+  }
+  const out: Output = {
+    json: values.json,
+    print: (data, human) => io.stdout(values.json ? JSON.stringify(data, null, 2) : human()),
+  };
+  const config = io.env ? loadCliConfig(io.env) : loadCliConfig();
+  const command = `${group} ${action ?? ''}`.trim();
+
+  switch (command) {
+    case 'migrate': {
+      const log = createLogger(values.json ? 'silent' : 'info', 'fleetctl');
+      await ensureDatabase(config.databaseUrl);
+      const pool = createPool(config.databaseUrl, 1, log);
+      try {
+        const applied = await migrate(pool, log);
+        out.print({ applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'));
+      } finally {
+        await pool.end();
+      }
+      return;
+    }
+    case 'company create': {
+      const externalIds = Object.fromEntries(
+        (values['external-id'] ?? []).map((pair) => {
+          const [connector, id] = pair.split('=');
+          if (!connector || !id) throw new CliError(`--external-id takes connector=id (got "${pair}")`);
+          return [connector, id];
+        }),
+      );
+      const company = await call(config, 'POST', '/companies', { name: required(rest.join(' ') || undefined, 'company name'), external_ids: externalIds });
+      out.print(company, () => `created company "${company.name}"\nid: ${company.id}`);
+      return;
+    }
+    case 'company list': {
+      const companies = await call(config, 'GET', '/companies?limit=200');
+      out.print(companies, () => table(companies, ['id', 'name', 'created_at']));
+      return;
+    }
+    case 'key create': {
+      const companyId = required(rest[0], 'company id');
+      const key = await call(config, 'POST', `/companies/${companyId}/api-keys`, { name: values.name ?? null });
+      out.print(key, () => `API key ${key.id} for company ${companyId}\n\n  ${key.key}\n\nShown once: store it now. Use it as: Authorization: Bearer <key>`);
+      return;
+    }
+    case 'key revoke': {
+      const key = await call(config, 'DELETE', `/api-keys/${required(rest[0], 'key id')}`);
+      out.print(key, () => `revoked key ${key.id} (${key.prefix}…) at ${key.revoked_at}`);
+      return;
+    }
+    case 'vehicle add': {
+      const companyId = required(rest[0], 'company id');
+      const body: Record<string, unknown> = {
+        name: values.name ?? null,
+        vin: values.vin ?? null,
+        license_plate: values.plate ?? null,
+        make: values.make ?? null,
+        model: values.model ?? null,
+        year: values.year ? Number(values.year) : null,
+        telematics_provider: values.provider ?? null,
+      };
+      if (values['provider-vehicle-id']) body.provider_vehicle_id = values['provider-vehicle-id'];
+      const vehicle = await call(config, 'POST', `/companies/${companyId}/vehicles`, body);
+      out.print(vehicle, () => `added vehicle "${vehicle.name ?? vehicle.id}"\nid: ${vehicle.id}`);
+      return;
+    }
+    case 'vehicle list': {
+      const vehicles = await call(config, 'GET', `/companies/${required(rest[0], 'company id')}/vehicles?limit=200`);
+      out.print(vehicles, () =>
+        table(vehicles.map((v: any) => ({ ...v, status: v.active ? v.health.status : 'inactive', provider: v.telematics_provider ?? 'manual' })),
+          ['id', 'name', 'license_plate', 'vin', 'provider', 'status']),
+      );
+      return;
+    }
+    default:
+      throw new CliError(`unknown command "${command}"\n\n${usage}`);
+  }
+}
+
+/** Runs one fleetctl command; resolves to the process exit code. */
+export async function fleetctl(argv: string[], io: CliIo): Promise<number> {
+  try {
+    await main(argv, io);
+    return 0;
+  } catch (error) {
+    const known = error instanceof CliError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    io.stderr(`fleetctl: ${known ? (error as Error).message : `unexpected error: ${(error as Error).message}`}`);
+    return 1;
+  }
+}

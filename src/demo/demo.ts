@@ -1,0 +1,69 @@
+/**
+ * `npm run demo`: the full service plus a demo company, its API key (printed once), a few
+ * vehicles and a service run, then ready-to-paste curl commands. Ctrl-C stops it.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import { closeOnSignals, startService } from '../service.js';
+
+const base = loadConfig();
+const config = { ...base, adminToken: base.adminToken ?? randomBytes(24).toString('hex') };
+const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+const closers = await startService(config, log, 'start');
+closeOnSignals(closers, log);
+
+const origin = `http://127.0.0.1:${config.port}`;
+
+async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<any> {
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const payload = (await response.json()) as { data?: unknown; error?: { message: string } };
+  if (!response.ok) throw new Error(`${method} ${path}: ${payload.error?.message ?? response.status}`);
+  return payload.data;
+}
+
+const operator = { authorization: `Bearer ${config.adminToken}` };
+const company = await call('POST', '/admin/v1/companies', operator, { name: 'Demo Fleet', external_ids: { demo_shop: 'cus_demo_1' } });
+const { key } = await call('POST', `/admin/v1/companies/${company.id}/api-keys`, operator, { name: 'demo' });
+const integrator = { authorization: `Bearer ${key}` };
+
+const van = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
+  name: 'Van 3', vin: '1FTBW3XM6HKA00001', license_plate: 'DEMO-3', make: 'Ford', model: 'Transit', year: 2021, telematics_provider: null,
+  home_location: { name: 'Main yard', street_1: '400 W Lake St', city: 'Chicago', state: 'IL', postal_code: '60606', country: 'US' },
+});
+await call('PUT', `/api/v1/vehicles/${van.id}`, integrator, { odometer_miles: 48_210 });
+const truck = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
+  name: 'Truck 12', vin: '1M8GDM9AXKP042788', license_plate: 'DEMO-12', make: 'Freightliner', model: 'Cascadia', year: 2019,
+  telematics_provider: 'samsara', provider_vehicle_id: '281474977075805',
+});
+const { run } = await call('POST', `/admin/v1/companies/${company.id}/service-requests`, operator, {
+  vehicle_id: van.id, title: 'Oil change and brake check', items: [{ title: 'Oil change', type: 'service' }, { title: 'Brake inspection', type: 'inspection' }],
+  customer: { name: 'Dana Whitfield', email: 'dana@demo-fleet.example', phone: '+1 312 555 0142', display_address: '400 W Lake St, Chicago, IL 60606' },
+  preferred_start: new Date(Date.now() + 2 * 86_400_000).toISOString(), preferred_end: new Date(Date.now() + 2 * 86_400_000 + 4 * 3_600_000).toISOString(),
+});
+await call('POST', `/admin/v1/runs/${run.id}/propose`, operator, {
+  start: new Date(Date.now() + 3 * 86_400_000).toISOString(), end: new Date(Date.now() + 3 * 86_400_000 + 2 * 3_600_000).toISOString(),
+});
+
+const auth = `-H "Authorization: Bearer ${key}"`;
+console.log(`
+Fleet telematics demo is running on ${origin} (Ctrl-C stops it).
+
+Demo company "${company.name}" (${company.id})
+API key, shown once: ${key}
+Operator token (ADMIN_TOKEN for fleetctl): ${base.adminToken ? '(the one you set)' : config.adminToken}
+
+Try:
+  curl -s ${auth} '${origin}/api/v1/vehicles?include_total=true'
+  curl -s ${auth} ${origin}/api/v1/vehicles/${van.id}
+  curl -s ${auth} -X PUT -H 'Content-Type: application/json' -d '{"odometer_miles": 48350, "name": "Van 3 (blue)"}' ${origin}/api/v1/vehicles/${van.id}
+  curl -s ${auth} ${origin}/api/v1/vehicles/${truck.id}        # link_broken: no_reading until Samsara reports
+  curl -s ${auth} '${origin}/api/v1/runs?scheduling_state=proposed'
+  curl -s ${auth} ${origin}/api/v1/runs/${run.id}
+
+API reference: ${origin}/docs   OpenAPI: ${origin}/openapi.json   Metrics: ${origin}/metrics
+`);

@@ -1,0 +1,89 @@
+/**
+ * Starts the service in one of its modes and returns what must be closed, in order, on
+ * shutdown. Used by the `main` entry point and by the demo.
+ *   start   the API and every worker in one process
+ *   api     the API only
+ *   worker  the named queues' workers (all when none is named) plus /healthz, /readyz, /metrics
+ */
+import Fastify from 'fastify';
+import { buildApp } from './api/app.js';
+import { installErrorHandlers } from './api/error-handler.js';
+import { opsRoutes } from './api/routes/ops.js';
+import { ConfigError, type Config } from './config.js';
+import { ensureDatabase, migrate, readMigrations } from './db/migrate.js';
+import { createPool } from './db/pool.js';
+import { ensureReadingPartitions } from './db/readings.js';
+import type { Logger } from './log.js';
+import { createMetrics } from './metrics.js';
+import { queueNames, type QueueName } from './queue/catalog.js';
+import { createRedis } from './queue/connection.js';
+import { Queues } from './queue/queues.js';
+import { startWorkers } from '../workers/index.js';
+
+export type ServiceMode = 'start' | 'api' | 'worker';
+export type Closer = () => Promise<unknown>;
+
+/** Creates the database when missing and applies migrations (advisory-locked, so replicas may race). */
+export async function prepareDatabase(config: Config, log: Logger): Promise<void> {
+  if (await ensureDatabase(config.databaseUrl)) log.info('database created');
+  const pool = createPool(config.databaseUrl, 1, log);
+  try {
+    await migrate(pool, log);
+    await ensureReadingPartitions(pool, new Date());
+  } finally {
+    await pool.end();
+  }
+}
+
+export async function startService(config: Config, log: Logger, mode: ServiceMode, queueArgs: string[] = []): Promise<Closer[]> {
+  await prepareDatabase(config, log);
+  const closers: Closer[] = [];
+  const pool = createPool(config.databaseUrl, config.databasePoolSize, log);
+  const redis = createRedis(config.redisUrl, 'client', log);
+  closers.push(() => pool.end(), () => redis.quit());
+  const metrics = createMetrics(mode);
+  const migrationIds = readMigrations().map((m) => m.id);
+
+  if (mode === 'worker' || mode === 'start') {
+    const names = queueArgs.length > 0 ? queueArgs : [...queueNames];
+    const unknown = names.filter((name) => !queueNames.includes(name as QueueName));
+    if (unknown.length > 0) throw new ConfigError('worker', `queues must be among ${queueNames.join(', ')} (got ${unknown.join(', ')})`);
+    const workerRedis = createRedis(config.redisUrl, 'worker', log);
+    const queues = new Queues(workerRedis, config.redisPrefix);
+    const workers = await startWorkers({ config, pool, log, metrics, queues, now: () => new Date() }, names as QueueName[], workerRedis);
+    closers.unshift(() => workers.close(), () => queues.close(), () => workerRedis.quit());
+    log.info({ queues: names }, 'workers started');
+  }
+
+  if (mode === 'api' || mode === 'start') {
+    const app = await buildApp({ config, pool, redis, log, metrics, migrationIds });
+    await app.listen({ port: config.port, host: config.host });
+    closers.unshift(() => app.close());
+  } else {
+    const ops = Fastify({ logger: false });
+    installErrorHandlers(ops);
+    await ops.register(opsRoutes, { pool, redis, metrics, migrationIds });
+    await ops.listen({ port: config.port, host: config.host });
+    closers.unshift(() => ops.close());
+  }
+  return closers;
+}
+
+/** SIGINT/SIGTERM run the closers in order (HTTP first, pools last); a second signal exits at once. */
+export function closeOnSignals(closers: Closer[], log: Logger): void {
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    for (const close of closers) {
+      await close().catch((err: unknown) => log.error({ err }, 'error while shutting down'));
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}

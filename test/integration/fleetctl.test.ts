@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fleetctl } from '../../src/cli/fleetctl.js';
+import { adminToken, createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  env = { FLEET_API_URL: address, ADMIN_TOKEN: adminToken, DATABASE_URL: t.config.databaseUrl };
+});
+afterAll(() => t.close());
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await fleetctl(argv, { env, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+  return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
+}
+
+describe('fleetctl', () => {
+  it('creates a company, a key that works against the API, a vehicle, and lists them', async () => {
+    const company = await run('company', 'create', 'Acme', 'Logistics', '--external-id', 'shopmonkey=cus_1', '--json');
+    expect(company.code).toBe(0);
+    const { id, name, external_ids } = JSON.parse(company.stdout);
+    expect([name, external_ids]).toEqual(['Acme Logistics', { shopmonkey: 'cus_1' }]);
+
+    const human = await run('key', 'create', id, '--name', 'ci');
+    expect(human.code).toBe(0);
+    const key = /\n {2}(fk_\S+)\n/.exec(human.stdout)![1]!;
+    expect(human.stdout).toContain('Shown once');
+    expect((await t.api('GET', '/vehicles', key)).statusCode).toBe(200);
+
+    const vehicle = await run('vehicle', 'add', id, '--name', 'Truck 7', '--vin', '1M8GDM9AXKP042788', '--plate', 'TR-7', '--year', '2019', '--provider', 'geotab', '--provider-vehicle-id', 'b2A');
+    expect(vehicle.code).toBe(0);
+    expect(vehicle.stdout).toMatch(/^added vehicle "Truck 7"\nid: [0-9a-f-]{36}$/);
+    const listed = await run('vehicle', 'list', id);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+LICENSE_PLATE\s+VIN\s+PROVIDER\s+STATUS$/);
+    expect(listed.stdout).toMatch(/Truck 7\s+TR-7\s+1M8GDM9AXKP042788\s+geotab\s+unknown/);
+    expect(JSON.parse((await run('company', 'list', '--json')).stdout).map((c: { id: string }) => c.id)).toContain(id);
+  });
+
+  it('revokes a key, after which the API answers 401', async () => {
+    const { id } = JSON.parse((await run('company', 'create', 'Revokers', '--json')).stdout);
+    const key = JSON.parse((await run('key', 'create', id, '--json')).stdout);
+    const revoked = await run('key', 'revoke', key.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(/^revoked key /);
+    expect((await t.api('GET', '/runs', key.key)).statusCode).toBe(401);
+  });
+
+  it('migrate reports an up-to-date database', async () => {
+    expect(await run('migrate', '--json')).toMatchObject({ code: 0, stdout: JSON.stringify({ applied: [] }, null, 2) });
+  });
+
+  it('fails with one clear line: API errors, bad input, missing token, unreachable service', async () => {
+    const notFound = await run('key', 'create', '00000000-0000-4000-8000-000000000000');
+    expect(notFound).toMatchObject({ code: 1, stderr: 'fleetctl: NOT_FOUND: company not found' });
+    expect((await run('vehicle', 'add', 'nope')).stderr).toBe('fleetctl: NOT_FOUND: company not found');
+    expect((await run('company', 'create', 'x', '--external-id', 'novalue')).stderr).toBe('fleetctl: --external-id takes connector=id (got "novalue")');
+    expect((await run('teleport')).stderr).toMatch(/^fleetctl: unknown command "teleport"/);
+    env = { ...env, ADMIN_TOKEN: '' };
+    expect((await run('company', 'list')).stderr).toBe('fleetctl: ADMIN_TOKEN is not set: fleetctl needs the operator token of the service');
+    env = { ...env, ADMIN_TOKEN: adminToken, FLEET_API_URL: 'http://127.0.0.1:1' };
+    expect((await run('company', 'list')).stderr).toMatch(/^fleetctl: cannot reach http:\/\/127.0.0.1:1/);
+  });
+});
