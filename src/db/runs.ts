@@ -1,4 +1,4 @@
-import type { RunCustomer, RunItem, RunRecord, RunState, RunStatus, SchedulingState } from '../domain/run.js';
+import type { RunItem, RunRecord, RunState, RunStatus, SchedulingState } from '../domain/run.js';
 import { jsonb, type Queryable } from './pool.js';
 
 const runColumns = `r.id, r.company_id AS "companyId", r.vehicle_id AS "vehicleId", r.contact_id AS "contactId",
@@ -72,20 +72,11 @@ export async function lockOpenRunOfVehicle(q: Queryable, vehicleId: string): Pro
   return result.rows[0] ?? null;
 }
 
-export interface NewRun {
-  companyId: string;
-  vehicleId: string | null;
-  contactId: string | null;
-  serviceLocationId: string | null;
-  referenceCode: string;
-  title: string | null;
-  description: string | null;
-  preferredStart: Date | null;
-  preferredEnd: Date | null;
-  customerRequestedTime: Record<string, unknown> | null;
-  customer: RunCustomer | null;
-  items: RunItem[];
-}
+export type NewRun = Pick<
+  RunRecord,
+  | 'companyId' | 'vehicleId' | 'contactId' | 'serviceLocationId' | 'referenceCode' | 'title' | 'description'
+  | 'preferredStart' | 'preferredEnd' | 'customerRequestedTime' | 'customer' | 'items'
+>;
 
 /** Inserts a run; null when the reference code is already taken in the company (caller retries). */
 export async function insertRun(q: Queryable, run: NewRun): Promise<string | null> {

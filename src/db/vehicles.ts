@@ -1,4 +1,4 @@
-import type { LinkBroken, OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
+import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
 import { jsonb, type Queryable } from './pool.js';
 
 const vehicleColumns = `id, company_id AS "companyId", name, vin, license_plate AS "licensePlate", make, model, year,
@@ -6,18 +6,10 @@ const vehicleColumns = `id, company_id AS "companyId", name, vin, license_plate 
   home_location_id AS "homeLocationId", active, signals, health, link_broken AS "linkBroken", as_of AS "asOf",
   ecu_odometer_at AS "ecuOdometerAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-export interface NewVehicle {
-  name: string | null;
-  vin: string | null;
-  licensePlate: string | null;
-  make: string | null;
-  model: string | null;
-  year: number | null;
-  telematicsProvider: string | null;
-  providerVehicleId: string | null;
-  homeLocationId: string | null;
-  linkBroken: LinkBroken | null;
-}
+export type NewVehicle = Pick<
+  VehicleRecord,
+  'name' | 'vin' | 'licensePlate' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId' | 'homeLocationId' | 'linkBroken'
+>;
 
 export async function insertVehicle(q: Queryable, companyId: string, v: NewVehicle): Promise<VehicleRecord> {
   const result = await q.query<VehicleRecord>(
@@ -93,18 +85,12 @@ export async function countActiveVehicles(q: Queryable, companyId: string, updat
  * Which attributes a patch sets: a field that is absent stays as it is, a field that is present
  * (even as null) is written. updated_at moves only when a value really changes.
  */
-export interface VehicleAttributePatch {
-  name?: string | null;
-  licensePlate?: string | null;
-  vin?: string | null;
-  make?: string | null;
-  model?: string | null;
-  year?: number | null;
-  telematicsProvider?: string | null;
-  providerVehicleId?: string | null;
-  homeLocationId?: string | null;
-  linkBroken?: LinkBroken | null;
-}
+export type VehicleAttributePatch = Partial<
+  Pick<
+    VehicleRecord,
+    'name' | 'licensePlate' | 'vin' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId' | 'homeLocationId' | 'linkBroken'
+  >
+>;
 
 export async function updateVehicleAttributes(
   q: Queryable,
