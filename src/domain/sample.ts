@@ -1,0 +1,96 @@
+/**
+ * The normalized telematics vocabulary every provider adapter produces.
+ *
+ * Terminology:
+ * - sample: one value of one signal of one vehicle at the time the vehicle (not we) recorded it.
+ * - reading: a stored sample (table `readings`); repeated samples are stored once.
+ * - provider event: a discrete occurrence reported by a provider (harsh braking, crash).
+ * - vehicle state: the newest sample of each signal (table `vehicle_signals`), from which the
+ *   vehicle read model's `signals` is built.
+ *
+ * Units are in the names and always metric: km, kph, volts, °C, kPa, percent 0–100, hours.
+ */
+export const signalNames = [
+  'odometer_km', // ECU/OBD/"true" odometer: the authority for distance
+  'gps_odometer_km', // odometer derived from GPS distance (Traccar odometer, Samsara gpsOdometerMeters)
+  'fuel_percent',
+  'battery_voltage', // 12/24 V system voltage
+  'coolant_temp_c',
+  'engine_state', // 'off' | 'on' | 'idle'
+  'speed_kph',
+  'location', // {lat, lon, heading}
+  'tire_pressure_kpa', // {front_left, front_right, rear_left, rear_right}
+  'oil_life_percent',
+  'dtcs', // [{code, system, mil}]
+  'check_engine_light', // boolean
+  'engine_hours',
+  'brake_lining_percent',
+] as const;
+export type SignalName = (typeof signalNames)[number];
+
+export type EngineState = 'off' | 'on' | 'idle';
+
+export interface Location {
+  lat: number;
+  lon: number;
+  heading: number | null;
+}
+
+export interface TirePressureKpa {
+  front_left: number | null;
+  front_right: number | null;
+  rear_left: number | null;
+  rear_right: number | null;
+}
+
+/** P powertrain, C chassis, B body, U network (OBD-II); j1939 for SPN/FMI codes. */
+export type DtcSystem = 'powertrain' | 'chassis' | 'body' | 'network' | 'j1939' | 'unknown';
+
+export interface Dtc {
+  code: string;
+  system: DtcSystem;
+  mil: boolean;
+}
+
+/**
+ * A sample's value. Known signals have the types above; unknown signal names (kept from the
+ * generic format and Traccar attributes) carry whatever JSON value the provider sent.
+ */
+export type SampleValue = number | boolean | string | Location | TirePressureKpa | Dtc[] | Record<string, unknown> | unknown[];
+
+export interface Sample {
+  /** The vehicle as the provider names it; mapped to our vehicle by (connection, provider_vehicle_id). */
+  providerVehicleId: string;
+  /** A SignalName, or an unknown provider key kept under its own (snake_case) name. */
+  signal: string;
+  recordedAt: Date;
+  value: SampleValue;
+}
+
+export const providerEventKinds = ['hard_brake', 'hard_accel', 'hard_corner', 'impact', 'airbag_deployment'] as const;
+export type ProviderEventKind = (typeof providerEventKinds)[number];
+
+export interface ProviderEvent {
+  providerVehicleId: string;
+  kind: ProviderEventKind;
+  recordedAt: Date;
+  /** Peak acceleration in g when the provider gives it. */
+  g: number | null;
+}
+
+/** The system of an OBD-II code from its first letter; J1939 codes are written SPN<n>-FMI<n>. */
+export function dtcSystem(code: string): DtcSystem {
+  if (/^SPN\d+-FMI\d+$/.test(code)) return 'j1939';
+  switch (code[0]?.toUpperCase()) {
+    case 'P':
+      return 'powertrain';
+    case 'C':
+      return 'chassis';
+    case 'B':
+      return 'body';
+    case 'U':
+      return 'network';
+    default:
+      return 'unknown';
+  }
+}
