@@ -18,6 +18,12 @@ export interface CachedPrincipal {
 export class ApiKeyCache {
   private readonly entries = new Map<string, { principal: CachedPrincipal; expiresAt: number }>();
   private listening = false;
+  /**
+   * Bumped by every eviction. A lookup notes it before reading Postgres and caches its result
+   * only if no eviction happened meanwhile, so a revocation that lands between the read and the
+   * `set` can never be cached over.
+   */
+  private evictions = 0;
 
   constructor(
     private readonly subscriber: Redis,
@@ -34,6 +40,7 @@ export class ApiKeyCache {
     });
     const stopListening = () => {
       this.listening = false;
+      this.evictions++;
       this.entries.clear();
     };
     this.subscriber.on('close', stopListening);
@@ -62,14 +69,20 @@ export class ApiKeyCache {
     return entry.principal;
   }
 
-  set(hash: string, principal: CachedPrincipal, now: number): void {
-    if (!this.listening) return;
+  /** A token to pass to `set` for a lookup that starts now. */
+  version(): number {
+    return this.evictions;
+  }
+
+  set(hash: string, principal: CachedPrincipal, now: number, version: number): void {
+    if (!this.listening || version !== this.evictions) return;
     // Maps iterate in insertion order, so the first key is the oldest entry.
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { principal, expiresAt: now + this.ttlMs });
   }
 
   evict(keyId: string): void {
+    this.evictions++;
     for (const [hash, entry] of this.entries) {
       if (entry.principal.keyId === keyId) this.entries.delete(hash);
     }

@@ -11,6 +11,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { hashApiKey } from '../security/api-keys.js';
 import type { ApiKeyCache } from './api-key-cache.js';
+import { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 export interface Principal {
   keyId: string;
@@ -43,21 +44,34 @@ async function lookUp(pool: Pool, cache: ApiKeyCache, token: string, now: number
   const cacheKey = hash.toString('base64');
   const cached = cache.get(cacheKey, now);
   if (cached) return cached;
+  const version = cache.version();
   const found = await findActiveApiKey(pool, hash);
   if (!found) return null;
   const principal = { keyId: found.id, companyId: found.companyId };
-  cache.set(cacheKey, principal, now);
+  cache.set(cacheKey, principal, now, version);
   return principal;
 }
 
 export function apiKeyAuthentication(pool: Pool, cache: ApiKeyCache, log: Logger): onRequestAsyncHookHandler {
   const lastTouched = new Map<string, number>();
+  const failures = new FailedAuthLimiter();
   return async function authenticate(request, reply) {
-    const token = bearerToken(request);
-    if (!token) throw unauthorized(reply, 'missing API key: send Authorization: Bearer <API_KEY>');
     const now = Date.now();
+    const blockedMs = failures.blockedFor(request.ip, now);
+    if (blockedMs > 0) {
+      reply.header('retry-after', String(Math.ceil(blockedMs / 1000)));
+      throw new AppError('RATE_LIMITED', 'too many failed authentications from this address');
+    }
+    const token = bearerToken(request);
+    if (!token) {
+      failures.recordFailure(request.ip, now);
+      throw unauthorized(reply, 'missing API key: send Authorization: Bearer <API_KEY>');
+    }
     const principal = await lookUp(pool, cache, token, now);
-    if (!principal) throw unauthorized(reply, 'invalid or revoked API key');
+    if (!principal) {
+      failures.recordFailure(request.ip, now);
+      throw unauthorized(reply, 'invalid or revoked API key');
+    }
     request.principal = principal;
     if ((lastTouched.get(principal.keyId) ?? 0) < now - touchIntervalMs) {
       lastTouched.set(principal.keyId, now);

@@ -11,9 +11,20 @@ import type { FieldError } from '../errors.js';
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
+const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * RFC 3339 date-time that JavaScript can also represent: ajv-formats accepts a leap second
+ * (23:59:60), which `new Date()` cannot hold, and that would surface as a 500 later.
+ */
+export function isDateTime(value: string): boolean {
+  return rfc3339.test(value) && Number.isFinite(Date.parse(value));
+}
+
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: true, strict: false });
   addFormats(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   return ajv;
 }
 

@@ -1,6 +1,8 @@
 import type { RunItem, RunRecord, RunState, RunStatus, SchedulingState } from '../domain/run.js';
 import { jsonb, type Queryable } from './pool.js';
 
+// updated_at uses clock_timestamp() for the same reason as in vehicles.ts.
+
 const runColumns = `r.id, r.company_id AS "companyId", r.vehicle_id AS "vehicleId", r.contact_id AS "contactId",
   r.service_location_id AS "serviceLocationId", r.reference_code AS "referenceCode", r.title, r.description, r.status,
   r.scheduling_state AS "schedulingState", r.preferred_start AS "preferredStart", r.preferred_end AS "preferredEnd",
@@ -95,14 +97,14 @@ export async function insertRun(q: Queryable, run: NewRun): Promise<string | nul
 }
 
 export async function setRunItems(q: Queryable, id: string, items: RunItem[]): Promise<void> {
-  await q.query(`UPDATE runs SET items = $2, updated_at = now() WHERE id = $1`, [id, jsonb(items)]);
+  await q.query(`UPDATE runs SET items = $2, updated_at = clock_timestamp() WHERE id = $1`, [id, jsonb(items)]);
 }
 
 export async function updateRunState(q: Queryable, id: string, s: RunState): Promise<void> {
   await q.query(
     `UPDATE runs SET status = $2, scheduling_state = $3, appointment_start = $4, appointment_end = $5,
                      confirmed_at = $6, appointment_time = $7, dispatch_proposal = $8, completed_at = $9,
-                     updated_at = now()
+                     updated_at = clock_timestamp()
      WHERE id = $1`,
     [
       id, s.status, s.schedulingState, s.appointmentStart, s.appointmentEnd, s.confirmedAt,
@@ -115,4 +117,13 @@ export async function updateRunState(q: Queryable, id: string, s: RunState): Pro
 export async function findRunCompanyId(q: Queryable, id: string): Promise<string | null> {
   const result = await q.query<{ companyId: string }>(`SELECT company_id AS "companyId" FROM runs WHERE id = $1`, [id]);
   return result.rows[0]?.companyId ?? null;
+}
+
+/** Whether the vehicle has a run other than `runId` that is open or in progress. */
+export async function hasOtherOpenRun(q: Queryable, vehicleId: string, runId: string): Promise<boolean> {
+  const result = await q.query(
+    `SELECT 1 FROM runs WHERE vehicle_id = $1 AND id <> $2 AND status IN ('open', 'in_progress') LIMIT 1`,
+    [vehicleId, runId],
+  );
+  return (result.rowCount ?? 0) > 0;
 }

@@ -1,6 +1,9 @@
 import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
 import { jsonb, type Queryable } from './pool.js';
 
+// updated_at uses clock_timestamp(), the time of the statement rather than of the transaction
+// start, so a write that waited on a lock is not stamped before rows pollers already saw.
+
 const vehicleColumns = `id, company_id AS "companyId", name, vin, license_plate AS "licensePlate", make, model, year,
   telematics_provider AS "telematicsProvider", provider_vehicle_id AS "providerVehicleId",
   home_location_id AS "homeLocationId", active, signals, health, link_broken AS "linkBroken", as_of AS "asOf",
@@ -124,7 +127,7 @@ export async function updateVehicleAttributes(
               IS DISTINCT FROM
               (n_name, n_license_plate, n_vin, n_make, n_model, n_year, n_telematics_provider,
                n_provider_vehicle_id, n_home_location_id, n_link_broken)
-         THEN now() ELSE updated_at END
+         THEN clock_timestamp() ELSE updated_at END
      FROM next WHERE id = n_id
      RETURNING ${vehicleColumns}`,
     [
@@ -150,7 +153,7 @@ export async function setVehicleOdometer(q: Queryable, id: string, odometer: Odo
     `UPDATE vehicles
      SET signals = jsonb_set(signals, '{odometer}', $2::jsonb),
          as_of = greatest(as_of, $3::timestamptz),
-         updated_at = now()
+         updated_at = clock_timestamp()
      WHERE id = $1`,
     [id, jsonb(odometer), odometer.as_of],
   );
@@ -158,7 +161,7 @@ export async function setVehicleOdometer(q: Queryable, id: string, odometer: Odo
 
 export async function deactivateVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
   const result = await q.query<VehicleRecord>(
-    `UPDATE vehicles SET active = false, updated_at = CASE WHEN active THEN now() ELSE updated_at END
+    `UPDATE vehicles SET active = false, updated_at = CASE WHEN active THEN clock_timestamp() ELSE updated_at END
      WHERE id = $1 AND company_id = $2
      RETURNING ${vehicleColumns}`,
     [id, companyId],

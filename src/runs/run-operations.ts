@@ -1,6 +1,7 @@
 import type { RunEventKind } from '../domain/run.js';
 import { AppError, notFound } from '../errors.js';
-import { lockRun, updateRunState } from '../db/runs.js';
+import { hasOtherOpenRun, lockRun, updateRunState } from '../db/runs.js';
+import { lockVehicle } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
 import { applyRunOperation, type RunOperation } from './run-machine.js';
 
@@ -14,6 +15,14 @@ export async function operateRun(
 ): Promise<RunEventKind[]> {
   const run = await lockRun(tx, companyId, runId);
   if (!run) throw notFound('run');
+  if (operation.kind === 'reopen' && run.vehicleId) {
+    // A vehicle has at most one open run (service requests fold into it); the vehicle lock
+    // serialises this check with concurrent service requests.
+    await lockVehicle(tx, companyId, run.vehicleId);
+    if (await hasOtherOpenRun(tx, run.vehicleId, run.id)) {
+      throw new AppError('INVALID_STATE_TRANSITION', 'cannot reopen: the vehicle has another open run');
+    }
+  }
   const transition = applyRunOperation(run, operation, now);
   if (!transition.ok) throw new AppError('INVALID_STATE_TRANSITION', transition.message);
   await updateRunState(tx, run.id, transition.state);

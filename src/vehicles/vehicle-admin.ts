@@ -2,7 +2,7 @@
 import type { LinkBroken, VehicleRecord } from '../domain/vehicle.js';
 import { notFound } from '../errors.js';
 import { insertServiceLocation, type ServiceLocationInput } from '../db/service-locations.js';
-import { insertVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
+import { insertVehicle, lockVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
 
 export interface VehicleAttributes {
@@ -52,6 +52,8 @@ export async function patchVehicle(
   vehicleId: string,
   v: VehicleAttributes,
 ): Promise<VehicleRecord> {
+  const current = await lockVehicle(tx, companyId, vehicleId);
+  if (!current) throw notFound('vehicle');
   const patch: VehicleAttributePatch = {};
   if (v.name !== undefined) patch.name = v.name;
   if (v.vin !== undefined) patch.vin = v.vin?.toUpperCase() ?? null;
@@ -60,7 +62,7 @@ export async function patchVehicle(
   if (v.model !== undefined) patch.model = v.model;
   if (v.year !== undefined) patch.year = v.year;
   if (v.providerVehicleId !== undefined) patch.providerVehicleId = v.providerVehicleId;
-  if (v.telematicsProvider !== undefined) {
+  if (v.telematicsProvider !== undefined && v.telematicsProvider !== current.telematicsProvider) {
     patch.telematicsProvider = v.telematicsProvider;
     // A new source starts with no odometer from it; the health stage takes over from its first reading.
     patch.linkBroken = linkBrokenWithoutReadings(v.telematicsProvider);

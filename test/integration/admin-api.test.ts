@@ -45,8 +45,14 @@ describe('vehicles', () => {
     expect(created.home_location_id).toMatch(/^[0-9a-f-]{36}$/);
     const patched = (await t.admin('PATCH', `/vehicles/${created.id}`, { name: 'Renamed', license_plate: null })).json().data;
     expect(patched).toMatchObject({ name: 'Renamed', license_plate: null, make: 'Ford', telematics_provider: 'geotab' });
+    // Restating the same provider keeps the link state; changing it starts over.
+    await t.pool.query(`UPDATE vehicles SET link_broken = NULL WHERE id = $1`, [created.id]);
+    const same = (await t.admin('PATCH', `/vehicles/${created.id}`, { telematics_provider: 'geotab' })).json().data;
+    expect(same.link_broken).toBeNull();
     const manual = (await t.admin('PATCH', `/vehicles/${created.id}`, { telematics_provider: null })).json().data;
     expect(manual).toMatchObject({ telematics_provider: null, link_broken: null });
+    const samsara = (await t.admin('PATCH', `/vehicles/${created.id}`, { telematics_provider: 'samsara' })).json().data;
+    expect(samsara.link_broken).toEqual({ reason: 'no_reading', since: null, tracker_km: null });
   });
 
   it('validates the body: VIN format, year range, provider name, empty patch', async () => {
@@ -165,19 +171,34 @@ describe('run operations', () => {
 
   it('illegal moves answer 409 INVALID_STATE_TRANSITION and change nothing', async () => {
     const runId = await newRun();
-    const before = (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
+    const view = async () => (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
+    const before = await view();
     for (const path of ['reopen', 'confirm']) {
       const response = await t.admin('POST', `/runs/${runId}/${path}`);
       expect(response.statusCode, path).toBe(409);
       expect(response.json().error.code).toBe('INVALID_STATE_TRANSITION');
+      expect(await view()).toEqual(before);
     }
     await t.admin('POST', `/runs/${runId}/dismiss`);
-    const dismissed = await t.admin('POST', `/runs/${runId}/complete`);
-    expect(dismissed.statusCode).toBe(409);
-    expect(dismissed.json().error.message).toBe('cannot complete a run that is dismissed');
-    const after = (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
-    expect(after).toMatchObject({ status: 'dismissed', scheduling_state: 'cancelled' });
-    expect(after.updated_at >= before.updated_at).toBe(true);
+    const dismissed = await view();
+    expect(dismissed).toMatchObject({ status: 'dismissed', scheduling_state: 'cancelled' });
+    const refused = await t.admin('POST', `/runs/${runId}/complete`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.message).toBe('cannot complete a run that is dismissed');
+    expect(await view()).toEqual(dismissed);
+  });
+
+  it('reopening is refused while the vehicle has another open run', async () => {
+    const vehicle = await t.createVehicle(acme.id);
+    const request = { vehicle_id: vehicle.id, items: [] };
+    const first = (await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data.run.id;
+    await t.admin('POST', `/runs/${first}/complete`);
+    const second = (await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data.run.id;
+    const refused = await t.admin('POST', `/runs/${first}/reopen`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.message).toBe('cannot reopen: the vehicle has another open run');
+    await t.admin('POST', `/runs/${second}/dismiss`);
+    expect((await t.admin('POST', `/runs/${first}/reopen`)).statusCode).toBe(200);
   });
 
   it('dispatch proposal is recorded; bodies are validated; unknown runs are 404', async () => {

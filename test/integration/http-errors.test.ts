@@ -81,6 +81,23 @@ describe('error envelope', () => {
   });
 });
 
+describe('failed authentications', () => {
+  it('are limited per client address: 429 with Retry-After, other addresses unaffected', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 62; i++) {
+      const response = await t.app.inject({ method: 'GET', url: '/api/v1/runs', remoteAddress: '203.0.113.9', headers: { authorization: 'Bearer fk_wrong' } });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(60)).toEqual([429, 429]);
+    const blocked = await t.app.inject({ method: 'GET', url: '/api/v1/runs', remoteAddress: '203.0.113.9', headers: { authorization: `Bearer ${acme.key}` } });
+    expect(blocked.statusCode).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    const other = await t.app.inject({ method: 'GET', url: '/api/v1/runs', remoteAddress: '203.0.113.10', headers: { authorization: `Bearer ${acme.key}` } });
+    expect(other.statusCode).toBe(200);
+  });
+});
+
 describe('ops endpoints', () => {
   it('healthz and readyz report in the envelope', async () => {
     expect((await t.app.inject('/healthz')).json()).toMatchObject({ success: true, data: { status: 'alive' } });
@@ -96,7 +113,7 @@ describe('ops endpoints', () => {
     });
     const response = await app.inject('/readyz');
     expect(response.statusCode).toBe(503);
-    expect(response.json().error.details.checks.migrations).toBe('failed: pending 9999_future');
+    expect(response.json().error.details.checks).toEqual({ postgres: 'ok', redis: 'ok', migrations: 'failed' });
     await app.close();
   });
 

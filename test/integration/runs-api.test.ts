@@ -155,7 +155,7 @@ describe('GET /runs', () => {
     const cases: Array<[string, string]> = [
       ['status=closed', 'status'], ['scheduling_state=pending', 'scheduling_state'], ['scheduling_status=cancelled', 'scheduling_status'],
       ['limit=0', 'limit'], ['limit=201', 'limit'], ['limit=1.5', 'limit'], ['offset=-1', 'offset'], ['offset=x', 'offset'],
-      ['updated_since=2026-13-45T00:00:00Z', 'updated_since'], ['sort=asc', 'sort'],
+      ['updated_since=2026-13-45T00:00:00Z', 'updated_since'], ['updated_since=2016-12-31T23:59:60Z', 'updated_since'], ['sort=asc', 'sort'],
     ];
     for (const [query, field] of cases) {
       const response = await t.api('GET', `/runs?${query}`, fleet.key);

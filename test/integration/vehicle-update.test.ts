@@ -117,6 +117,24 @@ describe('PUT /vehicles/{id}', () => {
     expect(malformed.json().error.code).toBe('INVALID_REQUEST');
   });
 
+  it('a write that waited on a lock is stamped after writes that committed meanwhile', async () => {
+    const slow = await t.createVehicle(acme.id, { name: 'A' });
+    const fast = await t.createVehicle(acme.id, { name: 'B' });
+    const blocker = await t.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT id FROM vehicles WHERE id = $1 FOR UPDATE', [slow.id]);
+    const waiting = put(slow.id, { name: 'A2' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const committed = (await put(fast.id, { name: 'B2' })).json().data;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await blocker.query('COMMIT');
+    blocker.release();
+    const late = (await waiting).json().data;
+    expect(Date.parse(late.updated_at)).toBeGreaterThan(Date.parse(committed.updated_at));
+    const polled = (await t.api('GET', `/vehicles?updated_since=${committed.updated_at}&limit=200`, acme.key)).json().data;
+    expect(polled.map((v: { name: string }) => v.name)).toContain('A2');
+  });
+
   it("404 for another company's vehicle, which stays untouched", async () => {
     const other = await t.createCompany('Other');
     const foreign = await t.createVehicle(other.id, { name: 'Theirs' });

@@ -93,6 +93,8 @@ describe('GET /vehicles', () => {
     const listed = await all('?updated_since=2026-11-05T00:00:00.250Z');
     expect(listed.map((v) => v.name)).toEqual(['V6', 'V5']);
     expect((await all('?updated_since=2026-11-05T00:00:00.251Z')).map((v) => v.name)).toEqual(['V6']);
+    // The same instant written with an offset.
+    expect((await all(`?updated_since=${encodeURIComponent('2026-11-05T01:00:00.250+01:00')}`)).map((v) => v.name)).toEqual(['V6', 'V5']);
     // The updated_at a client saw, passed back as the cursor, returns that record again.
     const newest = listed[1];
     expect((await all(`?updated_since=${newest.updated_at}`)).map((v) => v.id)).toContain(newest.id);
@@ -114,7 +116,7 @@ describe('GET /vehicles', () => {
     const cases: Array<[string, string]> = [
       ['limit=0', 'limit'], ['limit=201', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'],
       ['updated_since=yesterday', 'updated_since'], ['updated_since=2026-11-01', 'updated_since'],
-      ['include_total=maybe', 'include_total'], ['colour=red', 'colour'],
+      ['include_total=maybe', 'include_total'], ['colour=red', 'colour'], ['updated_since=2016-12-31T23:59:60Z', 'updated_since'],
     ];
     for (const [query, field] of cases) {
       const response = await t.api('GET', `/vehicles?${query}`, fleet.key);

@@ -1,6 +1,6 @@
 /** Liveness, readiness and metrics: unauthenticated, for load balancers and Prometheus. */
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Pool } from '../../db/pool.js';
 import { pendingMigrations } from '../../db/migrate.js';
@@ -20,12 +20,14 @@ const Status = Type.Object({
   checks: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 
-async function check(probe: () => Promise<unknown>): Promise<string> {
+/** 'ok' or 'failed'; the cause goes to the log only, since /readyz is unauthenticated. */
+async function check(name: string, probe: () => Promise<unknown>, log: FastifyBaseLogger): Promise<string> {
   try {
     await probe();
     return 'ok';
   } catch (error) {
-    return `failed: ${(error as Error).message}`;
+    log.warn({ check: name, err: (error as Error).message }, 'readiness check failed');
+    return 'failed';
   }
 }
 
@@ -36,14 +38,14 @@ export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<vo
 
   app.get('/readyz', {
     schema: { hide: true, response: { 200: Envelope(Status), 503: ErrorEnvelope } },
-  }, async (_request, reply) => {
+  }, async (request, reply) => {
     const checks = {
-      postgres: await check(() => deps.pool.query('SELECT 1')),
-      redis: await check(() => deps.redis.ping()),
-      migrations: await check(async () => {
+      postgres: await check('postgres', () => deps.pool.query('SELECT 1'), request.log),
+      redis: await check('redis', () => deps.redis.ping(), request.log),
+      migrations: await check('migrations', async () => {
         const pending = await pendingMigrations(deps.pool, deps.migrationIds);
         if (pending.length > 0) throw new Error(`pending ${pending.join(', ')}`);
-      }),
+      }, request.log),
     };
     if (Object.values(checks).every((value) => value === 'ok')) {
       return { success: true, data: { status: 'ready', checks }, meta: meta(null) };

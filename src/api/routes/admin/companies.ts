@@ -5,12 +5,12 @@ import type { Redis } from 'ioredis';
 import type { Pool } from '../../../db/pool.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
 import { insertCompany, listCompanies } from '../../../db/companies.js';
-import { notFound } from '../../../errors.js';
+import { AppError, notFound } from '../../../errors.js';
 import { generateApiKey } from '../../../security/api-keys.js';
 import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
 import { presentApiKey, presentCompany } from '../../presenters/admin.js';
 import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey } from '../../schemas/admin.js';
-import { Envelope, PageQuery, PathId, isRecordId, meta } from '../../schemas/common.js';
+import { Envelope, ErrorEnvelope, PageQuery, PathId, isRecordId, meta } from '../../schemas/common.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
 export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Pool; redis: Redis; keyCache: ApiKeyCache }): Promise<void> {
@@ -69,17 +69,22 @@ export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Poo
       summary: 'Revoke an API key; it answers 401 from then on',
       security: adminSecurity,
       params: Type.Object({ key_id: PathId }),
-      response: { 200: Envelope(ApiKey), ...adminErrors },
+      response: { 200: Envelope(ApiKey), 503: ErrorEnvelope, ...adminErrors },
     },
   }, async (request) => {
     const keyId = (request.params as { key_id: string }).key_id;
     const record = isRecordId(keyId) ? await revokeApiKey(deps.pool, keyId) : null;
     if (!record) throw notFound('API key');
     deps.keyCache.evict(record.id);
-    // Other API processes evict on this message; if Redis is away they are not caching keys either.
-    await broadcastRevocation(deps.redis, deps.keyCache.channel, record.id).catch((err: unknown) =>
-      request.log.warn({ err }, 'could not broadcast an API key revocation'),
-    );
+    try {
+      await broadcastRevocation(deps.redis, deps.keyCache.channel, record.id);
+    } catch {
+      // Revoking again is harmless (revoked_at keeps its first value) and broadcasts again.
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'the key is revoked, but other API processes could not be told and may accept it for up to 30 s; retry to broadcast again',
+      );
+    }
     return { success: true, data: presentApiKey(record), meta: meta(null) };
   });
 }
