@@ -47,7 +47,9 @@ function location(value: Record<string, unknown>): Checked {
   // A first fix at exactly 0,0 is a device that has no fix yet (research/providers.md §7).
   if (lat === 0 && lon === 0) return { ok: false, reason: 'location 0,0 is no fix' };
   const heading = finiteNumber(value.heading);
-  const result: Location = { lat, lon, heading: heading === null ? null : ((heading % 360) + 360) % 360 };
+  // Wrap only headings outside [0, 360): the modulo would add float noise to 12.9.
+  const wrapped = heading === null ? null : heading >= 0 && heading < 360 ? heading : ((heading % 360) + 360) % 360;
+  const result: Location = { lat, lon, heading: wrapped };
   return { ok: true, value: result };
 }
 

@@ -31,6 +31,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Largest accepted request body on the public and operator APIs, in bytes. */
   bodyLimitBytes: number;
+  /** Largest accepted provider push, in bytes. */
+  ingestBodyLimitBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -60,6 +62,7 @@ export const configVariables: readonly ConfigVariable[] = [
   { name: 'MONITORING_RETRY_DELAYS_MS', default: '60000,300000,900000', description: 'Delays before the monitoring webhook retries, in milliseconds.' },
   { name: 'RATE_LIMIT_PER_MINUTE', default: '1200', description: 'Requests per minute per API key; over it the API answers 429 with Retry-After.' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body on the public and operator APIs, in bytes; larger answers 413.' },
+  { name: 'INGEST_BODY_LIMIT_BYTES', default: '10485760', description: 'Largest provider push on /ingest/v1, in bytes; larger answers 413.' },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
   { name: 'NODE_ENV', default: '(unset)', description: '`production` makes SECRETS_KEY mandatory.' },
   { name: 'FLEET_API_URL', default: 'http://127.0.0.1:$PORT', description: 'fleetctl only: base URL of the service whose operator API it drives.' },
@@ -169,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    ingestBodyLimitBytes: integer(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1_048_576, 1024, 512 * 1_048_576),
   };
 }
 

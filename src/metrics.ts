@@ -7,6 +7,10 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  jobDuration: Histogram<'queue' | 'job' | 'outcome'>;
+  samplesIngested: Counter<'provider' | 'result'>;
+  inboxAccepted: Counter<'provider'>;
+  pulls: Counter<'provider' | 'outcome'>;
 }
 
 export function createMetrics(process: string): Metrics {
@@ -20,6 +24,31 @@ export function createMetrics(process: string): Metrics {
       help: 'HTTP request latency by route and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    jobDuration: new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Job processing time by queue, job name and outcome.',
+      labelNames: ['queue', 'job', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    samplesIngested: new Counter({
+      name: 'samples_ingested_total',
+      help: 'Normalized samples by provider and result: stored, skipped (bad value) or unmapped (no vehicle).',
+      labelNames: ['provider', 'result'],
+      registers: [registry],
+    }),
+    inboxAccepted: new Counter({
+      name: 'inbox_payloads_accepted_total',
+      help: 'Provider payloads committed to the inbox (pushes and pulled pages).',
+      labelNames: ['provider'],
+      registers: [registry],
+    }),
+    pulls: new Counter({
+      name: 'provider_pulls_total',
+      help: 'Provider pull requests by outcome: page, rate_limited or failed.',
+      labelNames: ['provider', 'outcome'],
       registers: [registry],
     }),
   };

@@ -56,7 +56,10 @@ export async function startService(config: Config, log: Logger, mode: ServiceMod
   }
 
   if (mode === 'api' || mode === 'start') {
-    const app = await buildApp({ config, pool, redis, log, metrics, migrationIds });
+    const producerRedis = createRedis(config.redisUrl, 'producer', log);
+    const apiQueues = new Queues(producerRedis, config.redisPrefix);
+    closers.unshift(() => apiQueues.close(), () => producerRedis.quit());
+    const app = await buildApp({ config, pool, redis, log, metrics, queues: apiQueues, migrationIds });
     await app.listen({ port: config.port, host: config.host });
     closers.unshift(() => app.close());
   } else {

@@ -6,7 +6,9 @@
 import { Worker, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobName, QueueName } from '../src/queue/catalog.js';
+import { ingestProcessor } from './ingest.worker.js';
 import { maintenanceProcessor } from './maintenance.worker.js';
+import { pullProcessor } from './pull.worker.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 interface WorkerDefinition {
@@ -15,13 +17,25 @@ interface WorkerDefinition {
   schedules: Array<{ job: JobName; everyMs: number }>;
 }
 
-const day = 24 * 60 * 60 * 1000;
+const minute = 60 * 1000;
+const day = 24 * 60 * minute;
 
 export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
   maintenance: {
     processor: maintenanceProcessor,
     concurrency: 1,
     schedules: [{ job: 'maintenance.ensure-partitions', everyMs: day }],
+  },
+  ingest: {
+    processor: ingestProcessor,
+    // I/O-bound (Postgres); a few batches in flight keep both cores busy without lock contention.
+    concurrency: 4,
+    schedules: [{ job: 'ingest.recover', everyMs: minute }],
+  },
+  pull: {
+    processor: pullProcessor,
+    concurrency: 8,
+    schedules: [{ job: 'pull.sync-schedules', everyMs: 5 * minute }],
   },
 };
 

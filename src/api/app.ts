@@ -14,6 +14,8 @@ import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import type { Queues } from '../queue/queues.js';
+import { ConnectionCache } from '../ingest/connection-cache.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -26,6 +28,8 @@ import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
 import { runAdminRoutes } from './routes/admin/runs.js';
+import { providerConnectionAdminRoutes } from './routes/admin/provider-connections.js';
+import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
 export interface AppDeps {
@@ -35,6 +39,8 @@ export interface AppDeps {
   redis: Redis;
   log: Logger;
   metrics: Metrics;
+  /** Producers for the jobs the API starts (ingest after a push, refreshes, pull schedules). */
+  queues: Queues;
   migrationIds: readonly string[];
   now?: () => Date;
 }
@@ -107,8 +113,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       skipOnError: true,
     });
     await api.register(runRoutes, { pool: deps.pool });
-    await api.register(vehicleRoutes, { pool: deps.pool, now });
+    await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
   }, { prefix: '/api/v1' });
+
+  const connections = new ConnectionCache(deps.pool, deps.config.secretsKey);
+  await app.register(ingestRoutes, {
+    prefix: '/ingest/v1',
+    pool: deps.pool, queues: deps.queues, connections, metrics: deps.metrics, log: deps.log,
+    bodyLimitBytes: deps.config.ingestBodyLimitBytes,
+  });
 
   const adminToken = deps.config.adminToken;
   if (adminToken) {
@@ -118,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await admin.register(vehicleAdminRoutes, { pool: deps.pool });
       await admin.register(serviceRequestAdminRoutes, { pool: deps.pool });
       await admin.register(runAdminRoutes, { pool: deps.pool, now });
+      await admin.register(providerConnectionAdminRoutes, { pool: deps.pool, queues: deps.queues, connections, secretsKey: deps.config.secretsKey });
     }, { prefix: '/admin/v1' });
   }
 

@@ -1,4 +1,4 @@
-import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
+import type { VehicleRecord } from '../domain/vehicle.js';
 import { jsonb, type Queryable } from './pool.js';
 
 // updated_at uses clock_timestamp(), the time of the statement rather than of the transaction
@@ -6,23 +6,24 @@ import { jsonb, type Queryable } from './pool.js';
 
 const vehicleColumns = `id, company_id AS "companyId", name, vin, license_plate AS "licensePlate", make, model, year,
   telematics_provider AS "telematicsProvider", provider_vehicle_id AS "providerVehicleId",
-  home_location_id AS "homeLocationId", active, signals, health, link_broken AS "linkBroken", as_of AS "asOf",
+  provider_connection_id AS "providerConnectionId", home_location_id AS "homeLocationId", active, signals, health, link_broken AS "linkBroken", as_of AS "asOf",
   ecu_odometer_at AS "ecuOdometerAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export type NewVehicle = Pick<
   VehicleRecord,
-  'name' | 'vin' | 'licensePlate' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId' | 'homeLocationId' | 'linkBroken'
+  | 'name' | 'vin' | 'licensePlate' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId'
+  | 'providerConnectionId' | 'homeLocationId' | 'linkBroken'
 >;
 
 export async function insertVehicle(q: Queryable, companyId: string, v: NewVehicle): Promise<VehicleRecord> {
   const result = await q.query<VehicleRecord>(
     `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider,
-                           provider_vehicle_id, home_location_id, link_broken)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                           provider_vehicle_id, provider_connection_id, home_location_id, link_broken)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      RETURNING ${vehicleColumns}`,
     [
       companyId, v.name, v.vin, v.licensePlate, v.make, v.model, v.year, v.telematicsProvider,
-      v.providerVehicleId, v.homeLocationId, jsonb(v.linkBroken),
+      v.providerVehicleId, v.providerConnectionId, v.homeLocationId, jsonb(v.linkBroken),
     ],
   );
   return result.rows[0]!;
@@ -91,7 +92,8 @@ export async function countActiveVehicles(q: Queryable, companyId: string, updat
 export type VehicleAttributePatch = Partial<
   Pick<
     VehicleRecord,
-    'name' | 'licensePlate' | 'vin' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId' | 'homeLocationId' | 'linkBroken'
+    | 'name' | 'licensePlate' | 'vin' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId'
+    | 'providerConnectionId' | 'homeLocationId' | 'linkBroken'
   >
 >;
 
@@ -114,19 +116,20 @@ export async function updateVehicleAttributes(
               CASE WHEN $15 THEN $16 ELSE telematics_provider END AS n_telematics_provider,
               CASE WHEN $17 THEN $18 ELSE provider_vehicle_id END AS n_provider_vehicle_id,
               CASE WHEN $19 THEN $20::uuid ELSE home_location_id END AS n_home_location_id,
-              CASE WHEN $21 THEN $22::jsonb ELSE link_broken END AS n_link_broken
+              CASE WHEN $21 THEN $22::jsonb ELSE link_broken END AS n_link_broken,
+              CASE WHEN $23 THEN $24::uuid ELSE provider_connection_id END AS n_provider_connection_id
        FROM vehicles WHERE id = $1 AND company_id = $2
      )
      UPDATE vehicles SET
        name = n_name, license_plate = n_license_plate, vin = n_vin, make = n_make, model = n_model, year = n_year,
        telematics_provider = n_telematics_provider, provider_vehicle_id = n_provider_vehicle_id,
-       home_location_id = n_home_location_id, link_broken = n_link_broken,
+       home_location_id = n_home_location_id, link_broken = n_link_broken, provider_connection_id = n_provider_connection_id,
        updated_at = CASE
          WHEN (name, license_plate, vin, make, model, year, telematics_provider, provider_vehicle_id,
-               home_location_id, link_broken)
+               home_location_id, link_broken, provider_connection_id)
               IS DISTINCT FROM
               (n_name, n_license_plate, n_vin, n_make, n_model, n_year, n_telematics_provider,
-               n_provider_vehicle_id, n_home_location_id, n_link_broken)
+               n_provider_vehicle_id, n_home_location_id, n_link_broken, n_provider_connection_id)
          THEN clock_timestamp() ELSE updated_at END
      FROM next WHERE id = n_id
      RETURNING ${vehicleColumns}`,
@@ -142,21 +145,10 @@ export async function updateVehicleAttributes(
       has('providerVehicleId'), patch.providerVehicleId ?? null,
       has('homeLocationId'), patch.homeLocationId ?? null,
       has('linkBroken'), jsonb(patch.linkBroken),
+      has('providerConnectionId'), patch.providerConnectionId ?? null,
     ],
   );
   return result.rows[0] ?? null;
-}
-
-/** Writes a manual odometer into the read model; the reading itself goes to `readings`. */
-export async function setVehicleOdometer(q: Queryable, id: string, odometer: OdometerSignal): Promise<void> {
-  await q.query(
-    `UPDATE vehicles
-     SET signals = jsonb_set(signals, '{odometer}', $2::jsonb),
-         as_of = greatest(as_of, $3::timestamptz),
-         updated_at = clock_timestamp()
-     WHERE id = $1`,
-    [id, jsonb(odometer), odometer.as_of],
-  );
 }
 
 export async function deactivateVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
@@ -181,4 +173,18 @@ export async function listCompanyVehicles(q: Queryable, companyId: string, limit
 export async function findVehicleCompanyId(q: Queryable, id: string): Promise<string | null> {
   const result = await q.query<{ companyId: string }>(`SELECT company_id AS "companyId" FROM vehicles WHERE id = $1`, [id]);
   return result.rows[0]?.companyId ?? null;
+}
+
+/** The pull target of a vehicle, by id alone (workers act for every company). */
+export async function findVehiclePullTarget(
+  q: Queryable,
+  id: string,
+): Promise<{ connectionId: string | null; providerVehicleId: string | null; telematicsProvider: string | null } | null> {
+  const result = await q.query<{ connectionId: string | null; providerVehicleId: string | null; telematicsProvider: string | null }>(
+    `SELECT provider_connection_id AS "connectionId", provider_vehicle_id AS "providerVehicleId",
+            telematics_provider AS "telematicsProvider"
+     FROM vehicles WHERE id = $1`,
+    [id],
+  );
+  return result.rows[0] ?? null;
 }

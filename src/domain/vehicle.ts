@@ -50,6 +50,7 @@ export interface VehicleRecord {
   year: number | null;
   telematicsProvider: string | null;
   providerVehicleId: string | null;
+  providerConnectionId: string | null;
   homeLocationId: string | null;
   active: boolean;
   signals: Record<string, unknown>;

@@ -7,7 +7,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { UnrecoverableError, type JobsOptions } from 'bullmq';
 
-export const queueNames = ['maintenance'] as const;
+export const queueNames = ['maintenance', 'ingest', 'pull'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 interface JobDefinition<S extends TSchema> {
@@ -23,12 +23,52 @@ function job<S extends TSchema>(definition: JobDefinition<S>): JobDefinition<S> 
 // Finished jobs are trimmed so Redis memory stays bounded (research/pipeline-perf.md §2).
 const retention = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } };
 
+const empty = Type.Object({}, { additionalProperties: false });
+const uuid = Type.String({ format: 'uuid' });
+
 export const jobCatalog = {
   /** Creates the monthly `readings` partitions ahead of time; scheduled daily. */
   'maintenance.ensure-partitions': job({
     queue: 'maintenance',
-    schema: Type.Object({}, { additionalProperties: false }),
+    schema: empty,
     options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
+  }),
+  /**
+   * Normalizes one inbox row (a push or a pulled page) into readings and latest state. The job id
+   * is `inbox-<id>`, so re-enqueueing a row that is already queued adds nothing; a retry after a
+   * crash is harmless because processing is idempotent.
+   */
+  'ingest.process': job({
+    queue: 'ingest',
+    schema: Type.Object({ inboxId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    options: { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, ...retention },
+  }),
+  /** Re-enqueues inbox rows left unprocessed (Redis lost, worker killed); every minute and at start. */
+  'ingest.recover': job({
+    queue: 'ingest',
+    schema: empty,
+    options: { attempts: 1, ...retention },
+  }),
+  /** Pulls the next pages of one connection's provider feed; one job scheduler per connection. */
+  'pull.feed': job({
+    queue: 'pull',
+    schema: Type.Object({ connectionId: uuid }, { additionalProperties: false }),
+    options: { attempts: 1, ...retention },
+  }),
+  /** Pulls one vehicle now (POST /vehicles/{id}/refresh); deduplicated per vehicle while queued. */
+  'pull.refresh': job({
+    queue: 'pull',
+    schema: Type.Object(
+      { vehicleId: uuid, refreshId: uuid, cascade: Type.Boolean() },
+      { additionalProperties: false },
+    ),
+    options: { attempts: 4, backoff: { type: 'exponential', delay: 2000 }, ...retention },
+  }),
+  /** Makes the per-connection pull schedulers match the active connections; every 5 minutes and at start. */
+  'pull.sync-schedules': job({
+    queue: 'pull',
+    schema: empty,
+    options: { attempts: 1, ...retention },
   }),
 };
 

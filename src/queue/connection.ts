@@ -1,14 +1,18 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 
-/**
- * Redis connections. Workers block on Redis and must retry for ever (`maxRetriesPerRequest:
- * null`); producers and the API fail fast when Redis is away so a request never hangs on it.
- */
-export function createRedis(url: string, role: 'worker' | 'client', log: Logger): Redis {
-  const redis = new Redis(url, role === 'worker'
-    ? { maxRetriesPerRequest: null }
-    : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
+const roleOptions = {
+  // Workers block on Redis and must retry for ever.
+  worker: { maxRetriesPerRequest: null },
+  // The API's own calls (rate limit, readiness, pub/sub) fail fast so a request never hangs on Redis.
+  client: { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 },
+  // Job producers in the API: fail fast too, but queue commands during the first connect.
+  producer: { maxRetriesPerRequest: 1, connectTimeout: 2_000 },
+} as const;
+
+/** A Redis connection configured for its role. */
+export function createRedis(url: string, role: keyof typeof roleOptions, log: Logger): Redis {
+  const redis = new Redis(url, roleOptions[role]);
   redis.on('error', (err: Error) => log.warn({ err: err.message, role }, 'redis connection error'));
   return redis;
 }

@@ -1,8 +1,15 @@
-import { Queue } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobCatalog, parseJobPayload, queueNames, type JobName, type JobPayload, type QueueName } from './catalog.js';
 
-/** One BullMQ Queue per catalog queue, sharing one connection; `add` validates against the catalog. */
+export interface AddOptions {
+  /** Idempotency: a job with this id that still exists makes the add a no-op. */
+  jobId?: string;
+  /** Coalescing: while a job with this deduplication id is queued or running, adds return it instead. */
+  deduplicationId?: string;
+}
+
+/** One BullMQ Queue per catalog queue, sharing one connection; every add is checked against the catalog. */
 export class Queues {
   private readonly queues: Map<QueueName, Queue>;
 
@@ -14,19 +21,38 @@ export class Queues {
     return this.queues.get(name)!;
   }
 
-  async add<N extends JobName>(name: N, payload: JobPayload<N>, options: { jobId?: string } = {}): Promise<void> {
-    const definition = jobCatalog[name];
-    await this.queue(definition.queue).add(name, parseJobPayload(name, payload), { ...definition.options, ...options });
+  private options(name: JobName, options: AddOptions) {
+    return {
+      ...jobCatalog[name].options,
+      ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(options.deduplicationId ? { deduplication: { id: options.deduplicationId } } : {}),
+    };
   }
 
-  /** Creates or updates a repeating job (BullMQ job scheduler); the id is the job name. */
-  async schedule<N extends JobName>(name: N, everyMs: number, payload: JobPayload<N>): Promise<void> {
-    const definition = jobCatalog[name];
-    await this.queue(definition.queue).upsertJobScheduler(name, { every: everyMs }, {
+  async add<N extends JobName>(name: N, payload: JobPayload<N>, options: AddOptions = {}): Promise<Job> {
+    return this.queue(jobCatalog[name].queue).add(name, parseJobPayload(name, payload), this.options(name, options));
+  }
+
+  /** Adds many jobs of one kind in one Redis round trip. */
+  async addBulk<N extends JobName>(name: N, jobs: Array<{ payload: JobPayload<N>; options?: AddOptions }>): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue(jobCatalog[name].queue).addBulk(
+      jobs.map((job) => ({ name, data: parseJobPayload(name, job.payload), opts: this.options(name, job.options ?? {}) })),
+    );
+  }
+
+  /** Creates or updates a repeating job (BullMQ job scheduler); `schedulerId` defaults to the job name. */
+  async schedule<N extends JobName>(name: N, everyMs: number, payload: JobPayload<N>, schedulerId: string = name): Promise<void> {
+    const { attempts, backoff, removeOnComplete, removeOnFail } = jobCatalog[name].options;
+    await this.queue(jobCatalog[name].queue).upsertJobScheduler(schedulerId, { every: everyMs }, {
       name,
       data: parseJobPayload(name, payload),
-      opts: { attempts: definition.options.attempts, backoff: definition.options.backoff, removeOnComplete: definition.options.removeOnComplete, removeOnFail: definition.options.removeOnFail },
+      opts: { attempts, backoff, removeOnComplete, removeOnFail },
     });
+  }
+
+  async unschedule(queue: QueueName, schedulerId: string): Promise<void> {
+    await this.queue(queue).removeJobScheduler(schedulerId);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 /** Operator writes to vehicles: create, patch, deactivate. */
 import type { LinkBroken, VehicleRecord } from '../domain/vehicle.js';
-import { notFound } from '../errors.js';
+import { invalidRequest, notFound } from '../errors.js';
+import { findProviderConnection } from '../db/provider-connections.js';
 import { insertServiceLocation, type ServiceLocationInput } from '../db/service-locations.js';
 import { insertVehicle, lockVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
@@ -14,6 +15,7 @@ export interface VehicleAttributes {
   year?: number | null;
   telematicsProvider?: string | null;
   providerVehicleId?: string | null;
+  providerConnectionId?: string | null;
   homeLocation?: ServiceLocationInput | null;
 }
 
@@ -30,8 +32,29 @@ async function homeLocationId(tx: PoolClient, companyId: string, location: Servi
   return location === null ? null : (await insertServiceLocation(tx, companyId, location)).id;
 }
 
+/**
+ * The provider a vehicle reports through: a connection must belong to the company, and fixes the
+ * provider (telematics_provider may be left out, or must match it).
+ */
+async function providerOf(
+  tx: PoolClient,
+  companyId: string,
+  connectionId: string | null | undefined,
+  provider: string | null | undefined,
+): Promise<string | null | undefined> {
+  if (!connectionId) return provider;
+  const connection = await findProviderConnection(tx, connectionId);
+  if (!connection || connection.companyId !== companyId) {
+    throw invalidRequest([{ field: 'provider_connection_id', message: 'is not a provider connection of this company' }]);
+  }
+  if (provider !== undefined && provider !== connection.provider) {
+    throw invalidRequest([{ field: 'telematics_provider', message: `must be ${connection.provider}, the provider of the connection` }]);
+  }
+  return connection.provider;
+}
+
 export async function createVehicle(tx: PoolClient, companyId: string, v: VehicleAttributes): Promise<VehicleRecord> {
-  const telematicsProvider = v.telematicsProvider ?? null;
+  const telematicsProvider = (await providerOf(tx, companyId, v.providerConnectionId, v.telematicsProvider)) ?? null;
   return insertVehicle(tx, companyId, {
     name: v.name ?? null,
     vin: v.vin?.toUpperCase() ?? null,
@@ -41,6 +64,7 @@ export async function createVehicle(tx: PoolClient, companyId: string, v: Vehicl
     year: v.year ?? null,
     telematicsProvider,
     providerVehicleId: v.providerVehicleId ?? null,
+    providerConnectionId: v.providerConnectionId ?? null,
     homeLocationId: (await homeLocationId(tx, companyId, v.homeLocation)) ?? null,
     linkBroken: linkBrokenWithoutReadings(telematicsProvider),
   });
@@ -62,10 +86,12 @@ export async function patchVehicle(
   if (v.model !== undefined) patch.model = v.model;
   if (v.year !== undefined) patch.year = v.year;
   if (v.providerVehicleId !== undefined) patch.providerVehicleId = v.providerVehicleId;
-  if (v.telematicsProvider !== undefined && v.telematicsProvider !== current.telematicsProvider) {
-    patch.telematicsProvider = v.telematicsProvider;
+  if (v.providerConnectionId !== undefined) patch.providerConnectionId = v.providerConnectionId;
+  const provider = await providerOf(tx, companyId, v.providerConnectionId, v.telematicsProvider);
+  if (provider !== undefined && provider !== current.telematicsProvider) {
+    patch.telematicsProvider = provider;
     // A new source starts with no odometer from it; the health stage takes over from its first reading.
-    patch.linkBroken = linkBrokenWithoutReadings(v.telematicsProvider);
+    patch.linkBroken = linkBrokenWithoutReadings(provider);
   }
   const location = await homeLocationId(tx, companyId, v.homeLocation);
   if (location !== undefined) patch.homeLocationId = location;

@@ -5,7 +5,8 @@
 import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
 import { AppError, notFound } from '../errors.js';
 import { insertReadings } from '../db/readings.js';
-import { findVehicle, lockVehicle, setVehicleOdometer, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
+import { applyVehicleState, upsertLatestSignals } from '../db/vehicle-state.js';
+import { findVehicle, lockVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
 import { decideManualOdometer } from './manual-odometer.js';
 
@@ -40,7 +41,9 @@ export async function updateVehicleByIntegrator(
     await insertReadings(tx, [
       { vehicleId, signal: 'odometer_km', recordedAt: now, valueNum: decision.km, valueJson: null, source: 'manual' },
     ]);
-    await setVehicleOdometer(tx, vehicleId, { km: decision.km, as_of: now.toISOString(), source: 'manual' });
+    // The same latest-state path as provider samples: newer wins, signals rebuilt, updated_at moves.
+    const changes = await upsertLatestSignals(tx, [{ vehicleId, signal: 'odometer_km', recordedAt: now, value: decision.km, source: 'manual' }]);
+    await applyVehicleState(tx, changes, new Map([[vehicleId, { vehicleId, newestAt: now, ecuOdometerAt: null }]]));
   }
 
   const patch: VehicleAttributePatch = {};

@@ -6,13 +6,16 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildApp, type AppDeps } from '../../src/api/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { readMigrations } from '../../src/db/migrate.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
+import type { QueueName } from '../../src/queue/catalog.js';
 import { createRedis } from '../../src/queue/connection.js';
+import { Queues } from '../../src/queue/queues.js';
+import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { createTestDatabase, testRedisPrefix } from './database.js';
 
 export const adminToken = 'test-admin-token-0123456789';
@@ -23,6 +26,11 @@ export interface TestApp {
   pool: Pool;
   redis: Redis;
   config: Config;
+  queues: Queues;
+  /** What the app was built from, to build a second API process over the same database and Redis. */
+  deps: AppDeps;
+  /** Runs real BullMQ workers for these queues in this process until close(). */
+  startWorkers(names: QueueName[], now?: () => Date): Promise<RunningWorkers>;
   close(): Promise<void>;
   admin(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse>;
   api(method: 'GET' | 'POST' | 'PUT', url: string, key: string, body?: unknown): Promise<LightMyRequestResponse>;
@@ -44,11 +52,15 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
   const log = createLogger(config.logLevel);
   const pool = createPool(config.databaseUrl, 5, log);
   const redis = createRedis(config.redisUrl, 'client', log);
-  const app = await buildApp({
-    config, pool, redis, log, metrics: createMetrics('test'), migrationIds: readMigrations().map((m) => m.id),
+  const producer = createRedis(config.redisUrl, 'producer', log);
+  const queues = new Queues(producer, config.redisPrefix);
+  const deps: AppDeps = {
+    config, pool, redis, log, queues, metrics: createMetrics('test'), migrationIds: readMigrations().map((m) => m.id),
     ...(now ? { now } : {}),
-  });
+  };
+  const app = await buildApp(deps);
   await app.ready();
+  const running: Array<{ workers: RunningWorkers; queues: Queues; connection: Redis }> = [];
 
   const admin: TestApp['admin'] = (method, url, body) =>
     app.inject({ method, url: `/admin/v1${url}`, headers: { authorization: `Bearer ${adminToken}` }, ...(body === undefined ? {} : { payload: body as object }) });
@@ -56,9 +68,27 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
     app.inject({ method, url: `/api/v1${url}`, headers: { authorization: `Bearer ${key}` }, ...(body === undefined ? {} : { payload: body as object }) });
 
   return {
-    app, pool, redis, config, admin, api,
+    app, pool, redis, config, queues, deps, admin, api,
+    startWorkers: async (names, workerNow) => {
+      const connection = createRedis(config.redisUrl, 'worker', log);
+      const workerQueues = new Queues(connection, config.redisPrefix);
+      const workers = await startWorkers(
+        { config, pool, log, metrics: createMetrics('test-worker'), queues: workerQueues, now: workerNow ?? now ?? (() => new Date()) },
+        names,
+        connection,
+      );
+      running.push({ workers, queues: workerQueues, connection });
+      return workers;
+    },
     close: async () => {
+      for (const { workers, queues: workerQueues, connection } of running) {
+        await workers.close();
+        await workerQueues.close();
+        connection.disconnect();
+      }
       await app.close();
+      await queues.close();
+      producer.disconnect();
       await pool.end();
       redis.disconnect();
       await database.drop();

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { readMigrations } from '../../src/db/migrate.js';
-import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -69,10 +67,7 @@ describe('API key authentication', () => {
   });
 
   it('a key revoked through one API process stops working in another that had it cached', async () => {
-    const second = await buildApp({
-      config: t.config, pool: t.pool, redis: t.redis, log: createLogger('silent'), metrics: createMetrics('second'),
-      migrationIds: readMigrations().map((m) => m.id),
-    });
+    const second = await buildApp({ ...t.deps, metrics: createMetrics('second') });
     try {
       const key = (await t.admin('POST', `/companies/${company.id}/api-keys`, { name: 'shared' })).json().data;
       const viaSecond = () => second.inject({ method: 'GET', url: '/api/v1/runs', headers: { authorization: `Bearer ${key.key}` } });

@@ -107,10 +107,7 @@ describe('ops endpoints', () => {
   });
 
   it('readyz answers 503 when migrations are pending', async () => {
-    const app = await buildApp({
-      config: t.config, pool: t.pool, redis: t.redis, log: createLogger('silent'), metrics: createMetrics('t'),
-      migrationIds: [...readMigrations().map((m) => m.id), '9999_future'],
-    });
+    const app = await buildApp({ ...t.deps, metrics: createMetrics('t'), migrationIds: [...readMigrations().map((m) => m.id), '9999_future'] });
     const response = await app.inject('/readyz');
     expect(response.statusCode).toBe(503);
     expect(response.json().error.details.checks).toEqual({ postgres: 'ok', redis: 'ok', migrations: 'failed' });

@@ -27,6 +27,7 @@ export function presentAdminVehicle(vehicle: VehicleRecord): Static<typeof Admin
     company_id: vehicle.companyId,
     active: vehicle.active,
     provider_vehicle_id: vehicle.providerVehicleId,
+    provider_connection_id: vehicle.providerConnectionId,
     home_location_id: vehicle.homeLocationId,
   };
 }

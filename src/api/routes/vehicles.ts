@@ -1,9 +1,12 @@
 /** GET /vehicles, GET /vehicles/{vehicle_id}, PUT /vehicles/{vehicle_id} (spec/000). */
+import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
 import type { FastifyInstance } from 'fastify';
+import { adapters, isProviderId } from '../../../providers/index.js';
+import type { Queues } from '../../queue/queues.js';
 import { withTransaction, type Pool } from '../../db/pool.js';
 import { countActiveVehicles, findActiveVehicle, listActiveVehicles } from '../../db/vehicles.js';
-import { invalidRequest, notFound } from '../../errors.js';
+import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { updateVehicleByIntegrator, type VehicleUpdate } from '../../vehicles/vehicle-update.js';
 import { presentVehicle } from '../presenters/vehicle.js';
 import { Envelope, ErrorEnvelope, PageQuery, PathId, authErrorResponses, isRecordId, meta } from '../schemas/common.js';
@@ -23,7 +26,18 @@ const VehicleListQuery = Type.Object(
 
 const VehicleParams = Type.Object({ vehicle_id: PathId });
 
-export async function vehicleRoutes(app: FastifyInstance, deps: { pool: Pool; now: () => Date }): Promise<void> {
+const RefreshRequest = Type.Object(
+  { cascade: Type.Boolean({ default: true, description: 'Run downstream processing (alerts, runs) after the refresh.' }) },
+  { additionalProperties: false },
+);
+const RefreshResult = Type.Object({
+  refresh_id: Type.String(),
+  provider: Type.String(),
+  status: Type.String({ description: 'queued' }),
+  cascade: Type.Boolean(),
+});
+
+export async function vehicleRoutes(app: FastifyInstance, deps: { pool: Pool; queues: Queues; now: () => Date }): Promise<void> {
   app.get('/vehicles', {
     schema: {
       tags: ['Vehicles'],
@@ -91,4 +105,45 @@ export async function vehicleRoutes(app: FastifyInstance, deps: { pool: Pool; no
     );
     return { success: true, data: presentVehicle(vehicle), meta: meta(null) };
   });
+
+  app.post('/vehicles/:vehicle_id/refresh', {
+    schema: {
+      tags: ['Vehicles'],
+      summary: "Pull this vehicle's latest data from its provider now",
+      description:
+        'Queues a pull of the vehicle from its telematics provider; concurrent refreshes of one vehicle coalesce into ' +
+        'one (the same refresh_id). 400 REFRESH_NOT_SUPPORTED for Traccar and manually tracked vehicles; 501 ' +
+        'REFRESH_NOT_IMPLEMENTED for providers without a pull.',
+      security,
+      params: VehicleParams,
+      body: RefreshRequest,
+      response: { 200: Envelope(RefreshResult), 400: ErrorEnvelope, 404: ErrorEnvelope, 501: ErrorEnvelope, ...authErrorResponses },
+    },
+  }, async (request) => {
+    const { vehicle_id: vehicleId } = request.params as { vehicle_id: string };
+    const { cascade } = (request.body ?? { cascade: true }) as Type.Static<typeof RefreshRequest>;
+    const vehicle = isRecordId(vehicleId) ? await findActiveVehicle(deps.pool, request.principal.companyId, vehicleId) : null;
+    if (!vehicle) throw notFound('vehicle');
+    const provider = vehicle.telematicsProvider;
+    if (!provider || !isProviderId(provider) || adapters[provider].refresh === 'unsupported') {
+      throw new AppError('REFRESH_NOT_SUPPORTED', provider ? `${provider} vehicles cannot be asked for data; they push it` : 'the vehicle is tracked manually');
+    }
+    if (adapters[provider].refresh === 'not_implemented') {
+      throw new AppError('REFRESH_NOT_IMPLEMENTED', `refresh is not implemented for ${provider}`);
+    }
+    if (!vehicle.providerConnectionId || !vehicle.providerVehicleId) {
+      throw new AppError('REFRESH_NOT_SUPPORTED', 'the vehicle has no provider connection and provider vehicle id to pull with');
+    }
+    const refreshId = randomUUID();
+    const job = await deps.queues.add('pull.refresh', { vehicleId, refreshId, cascade }, { deduplicationId: `refresh-${vehicleId}` });
+    // A refresh already queued for this vehicle absorbs this one: answer with its id.
+    const queued = job.id ? await deps.queues.queue('pull').getJob(job.id) : undefined;
+    const effective = (queued?.data as { refreshId: string; cascade: boolean } | undefined) ?? { refreshId, cascade };
+    return {
+      success: true,
+      data: { refresh_id: effective.refreshId, provider, status: 'queued', cascade: effective.cascade },
+      meta: meta(null),
+    };
+  });
 }
+

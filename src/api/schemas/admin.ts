@@ -69,6 +69,7 @@ const vehicleFields = {
     Nullable(StringEnum(providerNames, { description: 'null for a manually tracked vehicle.' })),
   ),
   provider_vehicle_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  provider_connection_id: Type.Optional(Nullable(Type.String({ format: 'uuid', description: 'The connection whose data this vehicle receives.' }))),
   home_location: Type.Optional(Nullable(LocationInput)),
 };
 
@@ -81,6 +82,7 @@ export const AdminVehicle = Type.Object({
   company_id: Type.String(),
   active: Type.Boolean(),
   provider_vehicle_id: NullableString,
+  provider_connection_id: NullableString,
   home_location_id: NullableString,
 });
 

@@ -1,0 +1,136 @@
+/**
+ * POST /ingest/v1/:provider/:connectionId — provider pushes, each verified the provider's own way
+ * (DESIGN §6), committed byte for byte to the inbox before 202 is answered. Traccar (OsmAnd)
+ * devices cannot sign: their URL carries a device token, /ingest/v1/traccar/:connectionId/:token,
+ * by GET or POST. Nothing is written when verification or parsing fails.
+ */
+import Type from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { adapters, isProviderId } from '../../../providers/index.js';
+import { isSmartcarVerify, smartcarVerifyChallenge } from '../../../providers/smartcar.js';
+import type { PushRequest } from '../../../providers/types.js';
+import { insertInboxRow } from '../../db/inbox.js';
+import type { Pool } from '../../db/pool.js';
+import { AppError, invalidRequest, notFound } from '../../errors.js';
+import type { ConnectionCache } from '../../ingest/connection-cache.js';
+import { enqueueInboxRows } from '../../ingest/inbox-queue.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import type { Queues } from '../../queue/queues.js';
+import { Envelope, ErrorEnvelope, PathId, Timestamp, isRecordId, meta } from '../schemas/common.js';
+
+export interface IngestDeps {
+  pool: Pool;
+  queues: Queues;
+  connections: ConnectionCache;
+  metrics: Metrics;
+  log: Logger;
+  bodyLimitBytes: number;
+}
+
+const Accepted = Envelope(Type.Object({ inbox_id: Type.Integer(), received_at: Timestamp }));
+const responses = {
+  200: Type.Object({ challenge: Type.String() }, { description: 'Smartcar VERIFY challenge answer.' }),
+  202: Accepted,
+  400: ErrorEnvelope,
+  401: ErrorEnvelope,
+  404: ErrorEnvelope,
+  413: ErrorEnvelope,
+  500: ErrorEnvelope,
+};
+
+function contentTypeOf(request: FastifyRequest): string | null {
+  return request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? null;
+}
+
+function looksLikeJson(contentType: string | null, body: string): boolean {
+  return contentType?.includes('json') === true || /^\s*[[{]/.test(body);
+}
+
+/** The "unparseable" check of a push: JSON must parse; an OsmAnd form or query must name its device. */
+function parsePush(provider: string, contentType: string | null, body: string): { ok: true; json: unknown } | { ok: false; message: string } {
+  if (looksLikeJson(contentType, body)) {
+    try {
+      return { ok: true, json: JSON.parse(body) };
+    } catch {
+      return { ok: false, message: 'body is not valid JSON' };
+    }
+  }
+  if (provider === 'traccar') {
+    const params = new URLSearchParams(body);
+    return params.get('id') || params.get('deviceid') ? { ok: true, json: null } : { ok: false, message: 'id (or deviceid) is required' };
+  }
+  return { ok: false, message: `${provider} pushes JSON` };
+}
+
+export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
+  // Signatures cover the exact bytes received, so bodies stay raw here (no JSON parser in front).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.bodyLimitBytes }, (_request, body, done) => done(null, body));
+
+  async function accept(request: FastifyRequest, reply: FastifyReply, provider: string, connectionId: string, token: string | null) {
+    if (!isProviderId(provider) || !isRecordId(connectionId)) throw notFound('provider connection');
+    const connection = await deps.connections.get(connectionId);
+    if (!connection || !connection.active || connection.provider !== provider) throw notFound('provider connection');
+    const adapter = adapters[provider];
+    if (!adapter.verifyPush) throw invalidRequest([{ field: 'provider', message: `${provider} does not push; its data is pulled` }]);
+
+    const rawBody = request.method === 'GET' ? Buffer.from(request.url.split('?')[1] ?? '') : ((request.body as Buffer | undefined) ?? Buffer.alloc(0));
+    const push: PushRequest = {
+      method: request.method,
+      headers: request.headers as Record<string, string | undefined>,
+      query: { ...(request.query as Record<string, string>), ...(token ? { token } : {}) },
+      rawBody,
+    };
+    const contentType = request.method === 'GET' ? 'application/x-www-form-urlencoded' : contentTypeOf(request);
+    const body = rawBody.toString('utf8');
+    const parsed = parsePush(provider, contentType, body);
+
+    // Smartcar proves the callback URL before sending data: answer the challenge, store nothing.
+    if (provider === 'smartcar' && parsed.ok) {
+      const challenge = isSmartcarVerify(parsed.json);
+      if (challenge !== null) return reply.code(200).send(smartcarVerifyChallenge(challenge, connection.config.webhook_secret ?? ''));
+    }
+    const verified = adapter.verifyPush(push, connection.config.webhook_secret ?? '', new Date());
+    if (!verified.ok) {
+      throw new AppError('UNAUTHORIZED', verified.reason === 'stale_timestamp' ? 'signature timestamp is too old or in the future' : 'missing or invalid signature');
+    }
+    if (!parsed.ok) throw invalidRequest([{ field: 'body', message: parsed.message }]);
+
+    const row = await insertInboxRow(deps.pool, { connectionId, provider, contentType, payload: body, cascade: true, refreshId: null });
+    deps.metrics.inboxAccepted.inc({ provider });
+    // The row is durable now; if Redis is away the recovery sweep enqueues it later.
+    await enqueueInboxRows(deps.queues, [row.id]).catch((err: unknown) =>
+      deps.log.warn({ err: (err as Error).message, inboxId: row.id }, 'could not enqueue an accepted push'),
+    );
+    return reply.code(202).send({ success: true, data: { inbox_id: row.id, received_at: row.receivedAt.toISOString() }, meta: meta(null) });
+  }
+
+  const schema = (summary: string, params: ReturnType<typeof Type.Object>) => ({
+    tags: ['Ingestion'],
+    summary,
+    params,
+    response: responses,
+  });
+
+  app.post('/:provider/:connectionId', {
+    bodyLimit: deps.bodyLimitBytes,
+    schema: schema('Provider push (signed the provider\'s way); 202 once stored', Type.Object({ provider: PathId, connectionId: PathId })),
+  }, async (request, reply) => {
+    const { provider, connectionId } = request.params as { provider: string; connectionId: string };
+    return accept(request, reply, provider, connectionId, null);
+  });
+
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/traccar/:connectionId/:token',
+      bodyLimit: deps.bodyLimitBytes,
+      schema: schema('Traccar OsmAnd device push; the URL carries the device token', Type.Object({ connectionId: PathId, token: PathId })),
+      handler: async (request, reply) => {
+        const { connectionId, token } = request.params as { connectionId: string; token: string };
+        return accept(request, reply, 'traccar', connectionId, token);
+      },
+    });
+  }
+}

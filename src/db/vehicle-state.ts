@@ -1,0 +1,133 @@
+/** Statements of the ingest path: vehicle mapping, latest state per signal, events, unmapped counts. */
+import type { EventRow, LatestSample, UnmappedCount, VehicleSummary } from '../ingest/ingest-plan.js';
+import type { Queryable } from './pool.js';
+
+/** Our vehicle id for each provider vehicle id of the connection that has one. */
+export async function mapProviderVehicles(q: Queryable, connectionId: string, providerVehicleIds: string[]): Promise<Map<string, string>> {
+  if (providerVehicleIds.length === 0) return new Map();
+  const result = await q.query<{ providerVehicleId: string; id: string }>({
+    name: 'map-provider-vehicles',
+    text: `SELECT provider_vehicle_id AS "providerVehicleId", id FROM vehicles
+           WHERE provider_connection_id = $1 AND provider_vehicle_id = ANY($2::text[])`,
+    values: [connectionId, providerVehicleIds],
+  });
+  return new Map(result.rows.map((r) => [r.providerVehicleId, r.id]));
+}
+
+export interface StateChange {
+  vehicleId: string;
+  /** A value changed, not only a time: the vehicle's updated_at moves. */
+  valueChanged: boolean;
+}
+
+/**
+ * Upserts the newest sample per vehicle and signal; a sample older than the stored one never
+ * overwrites it (out-of-order arrival). Returns the vehicles whose state moved.
+ */
+export async function upsertLatestSignals(q: Queryable, latest: readonly LatestSample[]): Promise<StateChange[]> {
+  if (latest.length === 0) return [];
+  const result = await q.query<StateChange>({
+    name: 'upsert-latest-signals',
+    text: `WITH incoming AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::jsonb[], $5::text[])
+               AS t(vehicle_id, signal, recorded_at, value, source)
+           ), previous AS (
+             SELECT s.vehicle_id, s.signal, s.value FROM vehicle_signals s JOIN incoming USING (vehicle_id, signal)
+           ), written AS (
+             INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source)
+             SELECT vehicle_id, signal, recorded_at, value, source FROM incoming ORDER BY vehicle_id, signal
+             ON CONFLICT (vehicle_id, signal) DO UPDATE
+               SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source
+               WHERE excluded.recorded_at > cur.recorded_at
+             RETURNING vehicle_id, signal, value
+           )
+           SELECT written.vehicle_id AS "vehicleId", bool_or(previous.value IS DISTINCT FROM written.value) AS "valueChanged"
+           FROM written LEFT JOIN previous USING (vehicle_id, signal)
+           GROUP BY written.vehicle_id ORDER BY written.vehicle_id`,
+    values: [
+      latest.map((s) => s.vehicleId),
+      latest.map((s) => s.signal),
+      latest.map((s) => s.recordedAt),
+      latest.map((s) => JSON.stringify(s.value)),
+      latest.map((s) => s.source),
+    ],
+  });
+  return result.rows;
+}
+
+/**
+ * Rebuilds `signals` of the vehicles whose state moved, advances as_of and the ECU odometer time,
+ * and moves updated_at only where a value changed (a repeated value refreshes times silently).
+ */
+export async function applyVehicleState(
+  q: Queryable,
+  changes: readonly StateChange[],
+  summaries: ReadonlyMap<string, VehicleSummary>,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await q.query({
+    name: 'apply-vehicle-state',
+    text: `UPDATE vehicles v SET
+             signals = vehicle_signals_json(v.id),
+             as_of = greatest(v.as_of, c.newest_at),
+             ecu_odometer_at = greatest(v.ecu_odometer_at, c.ecu_odometer_at),
+             updated_at = CASE WHEN c.value_changed THEN clock_timestamp() ELSE v.updated_at END
+           FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::timestamptz[])
+             AS c(vehicle_id, value_changed, newest_at, ecu_odometer_at)
+           WHERE v.id = c.vehicle_id`,
+    values: [
+      changes.map((c) => c.vehicleId),
+      changes.map((c) => c.valueChanged),
+      changes.map((c) => summaries.get(c.vehicleId)?.newestAt ?? null),
+      changes.map((c) => summaries.get(c.vehicleId)?.ecuOdometerAt ?? null),
+    ],
+  });
+}
+
+export async function insertVehicleEvents(q: Queryable, events: readonly EventRow[]): Promise<void> {
+  if (events.length === 0) return;
+  await q.query({
+    name: 'insert-vehicle-events',
+    text: `INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
+           ON CONFLICT DO NOTHING`,
+    values: [events.map((e) => e.vehicleId), events.map((e) => e.kind), events.map((e) => e.recordedAt), events.map((e) => e.g), events.map((e) => e.source)],
+  });
+}
+
+export async function recordUnmappedSamples(q: Queryable, connectionId: string, counts: readonly UnmappedCount[]): Promise<void> {
+  if (counts.length === 0) return;
+  await q.query({
+    name: 'record-unmapped-samples',
+    text: `INSERT INTO unmapped_vehicles AS u (connection_id, provider_vehicle_id, first_seen_at, last_seen_at, samples_count)
+           SELECT $1, * FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])
+           ON CONFLICT (connection_id, provider_vehicle_id) DO UPDATE SET
+             first_seen_at = least(u.first_seen_at, excluded.first_seen_at),
+             last_seen_at = greatest(u.last_seen_at, excluded.last_seen_at),
+             samples_count = u.samples_count + excluded.samples_count`,
+    values: [
+      connectionId,
+      counts.map((c) => c.providerVehicleId),
+      counts.map((c) => c.firstSeenAt),
+      counts.map((c) => c.lastSeenAt),
+      counts.map((c) => c.samples),
+    ],
+  });
+}
+
+export interface UnmappedVehicle {
+  providerVehicleId: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  samplesCount: number;
+}
+
+export async function listUnmappedVehicles(q: Queryable, connectionId: string): Promise<UnmappedVehicle[]> {
+  const result = await q.query<UnmappedVehicle>(
+    `SELECT provider_vehicle_id AS "providerVehicleId", first_seen_at AS "firstSeenAt", last_seen_at AS "lastSeenAt",
+            samples_count AS "samplesCount"
+     FROM unmapped_vehicles WHERE connection_id = $1 ORDER BY last_seen_at DESC`,
+    [connectionId],
+  );
+  return result.rows;
+}

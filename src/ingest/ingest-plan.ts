@@ -1,0 +1,121 @@
+/**
+ * What one normalized payload writes, as a pure function: the readings to store, the newest
+ * sample per vehicle and signal for the latest state, provider events, per-vehicle summaries and
+ * the samples of vehicles nobody has mapped yet. No I/O; the ingest worker persists the plan.
+ */
+import type { ProviderEvent, Sample } from '../domain/sample.js';
+import type { ReadingRow } from '../db/readings.js';
+
+/** A device clock more than a day ahead is wrong (Traccar's filter.future default). */
+export const maxFutureSkewMs = 24 * 60 * 60 * 1000;
+
+export interface LatestSample {
+  vehicleId: string;
+  signal: string;
+  recordedAt: Date;
+  value: unknown;
+  source: string;
+}
+
+export interface VehicleSummary {
+  vehicleId: string;
+  newestAt: Date;
+  /** Newest provider ECU odometer time in this payload (decides manual odometer writes). */
+  ecuOdometerAt: Date | null;
+}
+
+export interface UnmappedCount {
+  providerVehicleId: string;
+  samples: number;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+export interface EventRow {
+  vehicleId: string;
+  kind: string;
+  recordedAt: Date;
+  g: number | null;
+  source: string;
+}
+
+export interface IngestPlan {
+  readings: ReadingRow[];
+  latest: LatestSample[];
+  events: EventRow[];
+  vehicles: VehicleSummary[];
+  unmapped: UnmappedCount[];
+  /** Samples dropped here (device clock too far ahead). */
+  rejected: number;
+}
+
+export function planIngest(
+  samples: readonly Sample[],
+  events: readonly ProviderEvent[],
+  vehicleIds: ReadonlyMap<string, string>,
+  source: string,
+  receivedAt: Date,
+): IngestPlan {
+  const latest = new Map<string, LatestSample>();
+  const vehicles = new Map<string, VehicleSummary>();
+  const unmapped = new Map<string, UnmappedCount>();
+  const readings: ReadingRow[] = [];
+  const futureLimit = receivedAt.getTime() + maxFutureSkewMs;
+  let rejected = 0;
+
+  for (const sample of samples) {
+    if (sample.recordedAt.getTime() > futureLimit) {
+      rejected++;
+      continue;
+    }
+    const vehicleId = vehicleIds.get(sample.providerVehicleId);
+    if (!vehicleId) {
+      const count = unmapped.get(sample.providerVehicleId);
+      if (count) {
+        count.samples++;
+        if (sample.recordedAt < count.firstSeenAt) count.firstSeenAt = sample.recordedAt;
+        if (sample.recordedAt > count.lastSeenAt) count.lastSeenAt = sample.recordedAt;
+      } else {
+        unmapped.set(sample.providerVehicleId, { providerVehicleId: sample.providerVehicleId, samples: 1, firstSeenAt: sample.recordedAt, lastSeenAt: sample.recordedAt });
+      }
+      continue;
+    }
+    const numeric = typeof sample.value === 'number';
+    readings.push({
+      vehicleId, signal: sample.signal, recordedAt: sample.recordedAt,
+      valueNum: numeric ? (sample.value as number) : null, valueJson: numeric ? null : sample.value, source,
+    });
+
+    const key = `${vehicleId}\u0000${sample.signal}`;
+    const current = latest.get(key);
+    if (!current || sample.recordedAt > current.recordedAt) {
+      latest.set(key, { vehicleId, signal: sample.signal, recordedAt: sample.recordedAt, value: sample.value, source });
+    }
+
+    const summary = vehicles.get(vehicleId) ?? { vehicleId, newestAt: sample.recordedAt, ecuOdometerAt: null };
+    if (sample.recordedAt > summary.newestAt) summary.newestAt = sample.recordedAt;
+    if (sample.signal === 'odometer_km' && (!summary.ecuOdometerAt || sample.recordedAt > summary.ecuOdometerAt)) {
+      summary.ecuOdometerAt = sample.recordedAt;
+    }
+    vehicles.set(vehicleId, summary);
+  }
+
+  const eventRows: EventRow[] = [];
+  for (const event of events) {
+    const vehicleId = vehicleIds.get(event.providerVehicleId);
+    if (vehicleId && event.recordedAt.getTime() <= futureLimit) {
+      eventRows.push({ vehicleId, kind: event.kind, recordedAt: event.recordedAt, g: event.g, source });
+    }
+  }
+
+  // Sorted by vehicle so concurrent batches lock rows in the same order (no deadlocks).
+  const byVehicle = <T extends { vehicleId: string }>(rows: T[]) => rows.sort((a, b) => (a.vehicleId < b.vehicleId ? -1 : a.vehicleId > b.vehicleId ? 1 : 0));
+  return {
+    readings,
+    latest: byVehicle([...latest.values()]),
+    events: eventRows,
+    vehicles: byVehicle([...vehicles.values()]),
+    unmapped: [...unmapped.values()],
+    rejected,
+  };
+}

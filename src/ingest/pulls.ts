@@ -1,0 +1,138 @@
+/**
+ * Pulling from providers: a connection's change feed on a schedule, and one vehicle on demand
+ * (refresh). Each page goes into the inbox exactly like a push; the feed cursor moves in the same
+ * transaction that stores its page, so a crash never skips or repeats a page's worth of data.
+ */
+import { feedProviders, pullClients } from '../../providers/index.js';
+import type { ProviderConfig, PullOutcome } from '../../providers/types.js';
+import { insertInboxRow } from '../db/inbox.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import { findProviderConnection, listActiveConnections, lockConnectionForPull, recordPull } from '../db/provider-connections.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { Queues } from '../queue/queues.js';
+import { decryptJson } from '../security/secrets.js';
+import { pullsFeed } from './connection-config.js';
+import { enqueueInboxRows } from './inbox-queue.js';
+
+export interface PullDeps {
+  pool: Pool;
+  queues: Queues;
+  secretsKey: Buffer;
+  log: Logger;
+  metrics: Metrics;
+  now: () => Date;
+}
+
+/** Pages pulled per job at most; the next scheduled run continues from the stored cursor. */
+const maxPagesPerPull = 20;
+/** After a failed pull the connection rests this long before the next try. */
+const failureBackoffMs = 60_000;
+
+export interface FeedPullResult {
+  pages: number;
+  inboxIds: number[];
+  outcome: 'done' | 'busy' | 'waiting' | 'rate_limited' | 'failed' | 'inactive';
+}
+
+type PullStep = { outcome: FeedPullResult['outcome'] | 'more'; inboxId?: number };
+
+export async function pullFeed(deps: PullDeps, connectionId: string): Promise<FeedPullResult> {
+  const inboxIds: number[] = [];
+  for (let page = 0; page < maxPagesPerPull; page++) {
+    const step = await withTransaction(deps.pool, async (tx): Promise<PullStep> => {
+      const connection = await lockConnectionForPull(tx, connectionId);
+      if (!connection) {
+        const exists = await findProviderConnection(tx, connectionId);
+        return { outcome: exists?.active ? 'busy' : 'inactive' };
+      }
+      const now = deps.now();
+      if (connection.nextPullAt && connection.nextPullAt > now) return { outcome: 'waiting' };
+      const client = pullClients[connection.provider as keyof typeof pullClients];
+      if (!client?.pullFeed) return { outcome: 'inactive' };
+      const config = decryptJson<ProviderConfig>(deps.secretsKey, connection.configCiphertext);
+      const pulled: PullOutcome = await client.pullFeed(config, connection.pullCursor, fetch);
+      if (!pulled.ok) {
+        const waitMs = pulled.kind === 'rate_limited' ? pulled.retryAfterMs : failureBackoffMs;
+        const error = pulled.kind === 'rate_limited' ? `rate limited; retrying after ${waitMs} ms` : pulled.message;
+        await recordPull(tx, connection.id, { cursor: connection.pullCursor, at: now, error, nextPullAt: new Date(now.getTime() + waitMs) });
+        deps.metrics.pulls.inc({ provider: connection.provider, outcome: pulled.kind });
+        return { outcome: pulled.kind };
+      }
+      const row = await insertInboxRow(tx, {
+        connectionId: connection.id, provider: connection.provider, contentType: pulled.page.contentType,
+        payload: pulled.page.body, cascade: true, refreshId: null,
+      });
+      await recordPull(tx, connection.id, { cursor: pulled.page.nextCursor, at: now, error: null, nextPullAt: null });
+      deps.metrics.pulls.inc({ provider: connection.provider, outcome: 'page' });
+      deps.metrics.inboxAccepted.inc({ provider: connection.provider });
+      return { outcome: pulled.page.hasMore ? 'more' : 'done', inboxId: row.id };
+    });
+    const inboxId = step.inboxId;
+    if (inboxId !== undefined) {
+      inboxIds.push(inboxId);
+      await enqueueInboxRows(deps.queues, [inboxId]).catch((err: unknown) =>
+        deps.log.warn({ err, inboxId }, 'enqueue failed; the recovery sweep will pick the row up'),
+      );
+    }
+    if (step.outcome !== 'more') return { pages: inboxIds.length, inboxIds, outcome: step.outcome };
+  }
+  return { pages: inboxIds.length, inboxIds, outcome: 'done' };
+}
+
+const schedulerPrefix = 'pull-';
+
+/** Makes the per-connection feed schedulers match the active connections of pulled providers. */
+export async function syncPullSchedules(deps: PullDeps): Promise<{ scheduled: number; removed: number }> {
+  const connections = (await listActiveConnections(deps.pool, feedProviders)).filter((c) =>
+    pullsFeed(c.provider, decryptJson<ProviderConfig>(deps.secretsKey, c.configCiphertext), feedProviders),
+  );
+  const wanted = new Set(connections.map((c) => `${schedulerPrefix}${c.id}`));
+  for (const connection of connections) {
+    await deps.queues.schedule('pull.feed', connection.pullIntervalSeconds * 1000, { connectionId: connection.id }, `${schedulerPrefix}${connection.id}`);
+  }
+  let removed = 0;
+  for (const scheduler of await deps.queues.queue('pull').getJobSchedulers()) {
+    if (scheduler.key.startsWith(schedulerPrefix) && !wanted.has(scheduler.key)) {
+      await deps.queues.unschedule('pull', scheduler.key);
+      removed++;
+    }
+  }
+  return { scheduled: connections.length, removed };
+}
+
+export class RateLimitedError extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super(`provider rate limit: retry after ${retryAfterMs} ms`);
+  }
+}
+
+/**
+ * Pulls one vehicle now and stores the result in the inbox with the refresh's id and cascade
+ * flag. Throws RateLimitedError when the provider asks to wait.
+ */
+export async function pullVehicle(
+  deps: PullDeps,
+  vehicle: { connectionId: string; providerVehicleId: string },
+  refresh: { refreshId: string; cascade: boolean },
+): Promise<number> {
+  const connection = await findProviderConnection(deps.pool, vehicle.connectionId);
+  if (!connection?.active) throw new Error('provider connection is gone or inactive');
+  const client = pullClients[connection.provider as keyof typeof pullClients];
+  if (!client?.pullVehicle) throw new Error(`no vehicle pull for ${connection.provider}`);
+  const config = decryptJson<ProviderConfig>(deps.secretsKey, connection.configCiphertext);
+  const pulled = await client.pullVehicle(config, vehicle.providerVehicleId, fetch);
+  if (!pulled.ok) {
+    deps.metrics.pulls.inc({ provider: connection.provider, outcome: pulled.kind });
+    if (pulled.kind === 'rate_limited') throw new RateLimitedError(pulled.retryAfterMs);
+    throw new Error(pulled.message);
+  }
+  const row = await insertInboxRow(deps.pool, {
+    connectionId: connection.id, provider: connection.provider, contentType: pulled.page.contentType,
+    payload: pulled.page.body, cascade: refresh.cascade, refreshId: refresh.refreshId,
+  });
+  deps.metrics.pulls.inc({ provider: connection.provider, outcome: 'page' });
+  deps.metrics.inboxAccepted.inc({ provider: connection.provider });
+  await enqueueInboxRows(deps.queues, [row.id]);
+  return row.id;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '../../src/domain/sample.js';
+import { planIngest } from '../../src/ingest/ingest-plan.js';
+
+const receivedAt = new Date('2026-05-04T14:05:00Z');
+const at = (minute: number) => new Date(Date.UTC(2026, 4, 4, 14, minute));
+const ids = new Map([['truck-1', 'v-b'], ['truck-2', 'v-a']]);
+
+function sample(providerVehicleId: string, signal: string, minute: number, value: Sample['value']): Sample {
+  return { providerVehicleId, signal, recordedAt: at(minute), value };
+}
+
+describe('planIngest', () => {
+  it('keeps every reading, and only the newest sample per vehicle and signal for the latest state', () => {
+    const plan = planIngest(
+      [
+        sample('truck-1', 'fuel_percent', 3, 60),
+        sample('truck-1', 'fuel_percent', 1, 62),
+        sample('truck-1', 'location', 2, { lat: 41.8, lon: -87.6, heading: null }),
+        sample('truck-2', 'odometer_km', 4, 1000.5),
+        sample('truck-2', 'odometer_km', 2, 1000.1),
+      ],
+      [],
+      ids,
+      'samsara',
+      receivedAt,
+    );
+    expect(plan.readings).toHaveLength(5);
+    expect(plan.readings[2]).toEqual({ vehicleId: 'v-b', signal: 'location', recordedAt: at(2), valueNum: null, valueJson: { lat: 41.8, lon: -87.6, heading: null }, source: 'samsara' });
+    expect(plan.readings[0]).toMatchObject({ valueNum: 60, valueJson: null });
+    expect(plan.latest).toEqual([
+      { vehicleId: 'v-a', signal: 'odometer_km', recordedAt: at(4), value: 1000.5, source: 'samsara' },
+      { vehicleId: 'v-b', signal: 'fuel_percent', recordedAt: at(3), value: 60, source: 'samsara' },
+      { vehicleId: 'v-b', signal: 'location', recordedAt: at(2), value: { lat: 41.8, lon: -87.6, heading: null }, source: 'samsara' },
+    ]);
+    expect(plan.vehicles).toEqual([
+      { vehicleId: 'v-a', newestAt: at(4), ecuOdometerAt: at(4) },
+      { vehicleId: 'v-b', newestAt: at(3), ecuOdometerAt: null },
+    ]);
+  });
+
+  it('counts samples of unmapped vehicles instead of dropping them silently', () => {
+    const plan = planIngest([sample('ghost', 'fuel_percent', 3, 1), sample('ghost', 'speed_kph', 1, 2), sample('truck-1', 'speed_kph', 1, 3)], [], ids, 'generic', receivedAt);
+    expect(plan.unmapped).toEqual([{ providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(3) }]);
+    expect(plan.readings).toHaveLength(1);
+  });
+
+  it('rejects samples dated more than a day after receipt, and maps events of known vehicles', () => {
+    const future = { providerVehicleId: 'truck-1', signal: 'fuel_percent', recordedAt: new Date(receivedAt.getTime() + 25 * 3600_000), value: 5 };
+    const plan = planIngest([future], [
+      { providerVehicleId: 'truck-2', kind: 'hard_brake', recordedAt: at(2), g: 0.45 },
+      { providerVehicleId: 'ghost', kind: 'impact', recordedAt: at(2), g: 3 },
+    ], ids, 'motive', receivedAt);
+    expect(plan.rejected).toBe(1);
+    expect(plan.readings).toEqual([]);
+    expect(plan.events).toEqual([{ vehicleId: 'v-a', kind: 'hard_brake', recordedAt: at(2), g: 0.45, source: 'motive' }]);
+  });
+});

@@ -1,0 +1,281 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hmacHex } from '../../../providers/signing.js';
+import { isSmartcarVerify, smartcar, smartcarVerifyChallenge } from '../../../providers/smartcar.js';
+import { pullSmartcarVehicle, smartcarClient } from '../../../providers/smartcar.client.js';
+import type { NormalizeResult } from '../../../providers/types.js';
+
+const receivedAt = new Date('2026-05-04T14:05:00Z');
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/smartcar/${name}`, import.meta.url), 'utf8');
+const normalize = (body: unknown) => smartcar.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
+
+function ok(result: NormalizeResult) {
+  if (!result.ok) throw new Error(result.reason);
+  return result;
+}
+
+/** Samples as plain rows so whole payloads can be compared exactly. */
+function rows(result: NormalizeResult) {
+  return ok(result).samples.map((s) => ({ vehicle: s.providerVehicleId, signal: s.signal, at: s.recordedAt.toISOString(), value: s.value }));
+}
+
+function push(body: string, signature?: string) {
+  return { method: 'POST', headers: signature === undefined ? {} : { 'sc-signature': signature }, query: {}, rawBody: Buffer.from(body) };
+}
+
+const metricVehicle = '123e4567-e89b-12d3-a456-426614174000';
+
+describe('smartcar adapter: v4 webhooks', () => {
+  it('maps the documented VEHICLE_STATE sample at oemUpdatedAt (epoch ms)', () => {
+    const result = ok(normalize(fixture('webhook.vehicle_state.json')));
+    expect(rows(result)).toEqual([{ vehicle: metricVehicle, signal: 'odometer_km', at: '2025-05-04T13:35:12.000Z', value: 48211.3 }]);
+    expect(result.events).toEqual([]);
+    expect(result.skipped).toEqual([]);
+  });
+
+  it('maps miles, location, the 12 V state of charge (not volts) and skips ERROR, bodiless and untimed signals', () => {
+    const result = ok(normalize(fixture('webhook.vehicle_state.full.json')));
+    expect(rows(result)).toEqual([
+      // 30120.5 miles × 1.609344
+      { vehicle: 'veh-imperial-1', signal: 'odometer_km', at: '2026-05-04T14:00:00.000Z', value: 48474.245952 },
+      // no oemUpdatedAt: retrievedAt
+      { vehicle: 'veh-imperial-1', signal: 'location', at: '2026-05-04T14:04:00.000Z', value: { lat: 51.5014, lon: -0.1419, heading: 45.3 } },
+      { vehicle: 'veh-imperial-1', signal: 'low_voltage_battery_percent', at: '2026-05-04T13:58:20.000Z', value: 95 },
+      { vehicle: 'veh-imperial-1', signal: 'low_voltage_battery_status', at: '2026-05-04T13:58:20.000Z', value: 'WARN' },
+    ]);
+    expect(result.samples.some((s) => s.signal === 'battery_voltage')).toBe(false);
+    expect(result.skipped.map((s) => s.reason)).toEqual([
+      'signal closure-isdoorlocked status ERROR (VEHICLE_NOT_CAPABLE)',
+      'signal odometer-traveleddistance has no body',
+      'location has no valid time',
+    ]);
+  });
+
+  it('skips odometer units it does not know and out-of-range states of charge', () => {
+    const event = (signals: unknown[]) => ({ eventType: 'VEHICLE_STATE', data: { vehicle: { id: 'v9' }, signals } });
+    const meta = { oemUpdatedAt: 1777903200000 };
+    const result = ok(normalize(event([
+      { code: 'odometer-traveleddistance', body: { unit: 'furlongs', value: 3 }, status: { value: 'SUCCESS' }, meta },
+      { code: 'odometer-traveleddistance', body: { value: 3 }, status: { value: 'SUCCESS' }, meta },
+      { code: 'lowvoltagebattery-stateofcharge', body: { unit: 'percent', value: 12.6 }, status: { value: 'SUCCESS' }, meta },
+      { code: 'lowvoltagebattery-stateofcharge', body: { unit: 'percent', value: 140 }, status: { value: 'SUCCESS' }, meta },
+      { code: 'lowvoltagebattery-status', body: { value: 'MELTED' }, status: { value: 'SUCCESS' }, meta },
+      'nope',
+    ])));
+    expect(rows(result)).toEqual([{ vehicle: 'v9', signal: 'low_voltage_battery_percent', at: '2026-05-04T14:00:00.000Z', value: 12.6 }]);
+    expect(result.skipped.map((s) => s.reason)).toEqual([
+      'signal odometer-traveleddistance unit furlongs unknown',
+      'signal odometer-traveleddistance unit undefined unknown',
+      'low_voltage_battery_percent 140 out of range',
+      'low_voltage_battery_status MELTED unknown',
+      'signal is not an object',
+    ]);
+  });
+
+  it('normalizes a VERIFY event to nothing and other event types to one skip', () => {
+    expect(normalize(fixture('webhook.verify.json'))).toEqual({ ok: true, samples: [], events: [], skipped: [] });
+    expect(normalize({ eventId: 'e3', eventType: 'VEHICLE_ERROR', data: {} })).toEqual({
+      ok: true, samples: [], events: [], skipped: [{ reason: 'event type VEHICLE_ERROR carries no vehicle state' }],
+    });
+  });
+
+  it('rejects bodies that are not JSON or not a known shape, without throwing', () => {
+    expect(normalize('{"eventType":')).toEqual({ ok: false, reason: 'body is not JSON' });
+    expect(normalize([])).toEqual({ ok: false, reason: 'expected a Smartcar webhook event or batch wrapper' });
+    expect(normalize({ responses: [] })).toEqual({ ok: false, reason: 'expected a Smartcar webhook event or batch wrapper' });
+    expect(normalize({ eventType: 'VEHICLE_STATE', data: { signals: [] } })).toEqual({ ok: false, reason: 'VEHICLE_STATE without data.vehicle.id' });
+    expect(normalize({ eventType: 'VEHICLE_STATE', data: { vehicle: { id: 'v' } } })).toEqual({ ok: false, reason: 'VEHICLE_STATE without data.signals' });
+    expect(normalize({ smartcar_vehicle_id: 'v', response: { error: 'x' } })).toEqual({ ok: false, reason: 'batch response without responses' });
+    expect(normalize({ response: { responses: [] }, smartcar_vehicle_id: null })).toEqual({ ok: false, reason: 'smartcar_vehicle_id is missing' });
+  });
+});
+
+describe('smartcar adapter: v2 batch wrapper', () => {
+  it('maps every requested path in metric units at SC-Data-Age, else the receive time', () => {
+    const result = ok(normalize(`{"smartcar_vehicle_id":"${metricVehicle}","unit_system":"metric","response":${fixture('batch.metric.json')}}`));
+    expect(rows(result)).toEqual([
+      { vehicle: metricVehicle, signal: 'odometer_km', at: '2026-05-04T13:40:12.000Z', value: 37829.4 },
+      // percentRemaining 0.62 is a fraction
+      { vehicle: metricVehicle, signal: 'fuel_percent', at: '2026-05-04T13:40:12.000Z', value: 62 },
+      { vehicle: metricVehicle, signal: 'tire_pressure_kpa', at: '2026-05-04T11:02:00.000Z', value: { front_left: 241.3, front_right: 240, rear_left: null, rear_right: 236.5 } },
+      // lifeRemaining 0.415 is a fraction
+      { vehicle: metricVehicle, signal: 'oil_life_percent', at: '2026-05-03T18:00:00.000Z', value: 41.5 },
+      // no sc-data-age: receivedAt
+      { vehicle: metricVehicle, signal: 'location', at: '2026-05-04T14:05:00.000Z', value: { lat: 37.4292, lon: -122.1381, heading: null } },
+      {
+        vehicle: metricVehicle, signal: 'dtcs', at: '2026-05-04T13:30:00.000Z',
+        value: [{ code: 'P302D', system: 'powertrain', mil: false }, { code: 'U0100', system: 'network', mil: false }],
+      },
+    ]);
+    expect(result.skipped).toEqual([]);
+    expect(result.events).toEqual([]);
+  });
+
+  it('converts imperial miles and psi, skips non-200 entries, bad times and out-of-range values with reasons', () => {
+    const result = ok(normalize(fixture('batch.imperial.wrapper.json')));
+    const at = '2026-05-04T12:00:00.000Z';
+    expect(rows(result)).toEqual([
+      // no sc-unit-system on the entry: the wrapper's imperial → 23456.7 mi × 1.609344; header name in any case
+      { vehicle: 'veh-imperial-1', signal: 'odometer_km', at, value: 37749.899405 },
+      // psi × 6.894757 (UNCONFIRMED unit); "low" is not a number and is dropped
+      { vehicle: 'veh-imperial-1', signal: 'tire_pressure_kpa', at, value: { front_left: 241.316495, front_right: 251.658631, rear_left: null, rear_right: null } },
+      { vehicle: 'veh-imperial-1', signal: 'fuel_percent', at, value: 57 },
+    ]);
+    expect(result.skipped.map((s) => s.reason)).toEqual([
+      '/engine/oil returned 409 VEHICLE_NOT_CAPABLE',
+      'dtcs has no valid time',
+      'fuel_percent 140 out of range',
+    ]);
+  });
+
+  it('clears dtcs with an empty list and skips unknown unit systems', () => {
+    const wrapper = {
+      smartcar_vehicle_id: 'v1', unit_system: 'nautical',
+      response: { responses: [
+        { path: '/diagnostics/dtcs', code: 200, body: { activeCodes: [] }, headers: { 'sc-data-age': '2026-05-04T10:00:00Z' } },
+        { path: '/odometer', code: 200, body: { distance: 5 }, headers: { 'sc-data-age': '2026-05-04T10:00:00Z' } },
+        { path: '/tires/pressure', code: 200, body: { frontLeft: 30 }, headers: {} },
+        { path: '/fuel', code: 500, body: null },
+        null,
+      ] },
+    };
+    const result = ok(normalize(wrapper));
+    expect(rows(result)).toEqual([{ vehicle: 'v1', signal: 'dtcs', at: '2026-05-04T10:00:00.000Z', value: [] }]);
+    expect(result.skipped.map((s) => s.reason)).toEqual([
+      '/odometer unit system nautical unknown',
+      '/tires/pressure unit system nautical unknown',
+      '/fuel returned 500',
+      'batch entry is not an object',
+    ]);
+  });
+
+  it('supports refresh', () => {
+    expect(smartcar.refresh).toBe('supported');
+  });
+});
+
+describe('smartcar adapter: signatures and VERIFY', () => {
+  it('passes the notes vector: SC-Signature = hex HMAC-SHA256(AMT, raw body)', () => {
+    const body = '{"eventId":"e1","eventType":"Ping"}';
+    const signature = '6b13eb867fdfbce855c0e480b60c6386514923e45a20c2d26cfa799b90ab8f8b';
+    expect(smartcar.verifyPush!(push(body, signature), 'amt-test-token', receivedAt)).toEqual({ ok: true });
+    expect(smartcar.verifyPush!(push(body, signature.toUpperCase()), 'amt-test-token', receivedAt)).toEqual({ ok: true });
+  });
+
+  it('rejects a tampered body, a wrong token, a malformed or missing signature', () => {
+    const body = fixture('webhook.vehicle_state.json');
+    const good = hmacHex('sha256', 'amt-test-token', body);
+    expect(smartcar.verifyPush!(push(body, good), 'amt-test-token', receivedAt)).toEqual({ ok: true });
+    expect(smartcar.verifyPush!(push(body.replace('48211.3', '18211.3'), good), 'amt-test-token', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
+    // Re-serialized JSON is not the raw body (the SDK helper's mistake, §7).
+    expect(smartcar.verifyPush!(push(JSON.stringify(JSON.parse(body)), good), 'amt-test-token', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(smartcar.verifyPush!(push(body, good), 'other-token', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(smartcar.verifyPush!(push(body, good.slice(0, 40)), 'amt-test-token', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(smartcar.verifyPush!(push(body, hmacHex('sha256', '', body)), '', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(smartcar.verifyPush!(push(body), 'amt-test-token', receivedAt)).toEqual({ ok: false, reason: 'missing_signature' });
+  });
+
+  it('answers the VERIFY challenge with hex HMAC-SHA256(AMT, challenge)', () => {
+    const body = fixture('webhook.verify.json');
+    const challenge = '3a1b5c3e-8c9d-4f2a-b6e7-0d1c2b3a4f5e';
+    expect(isSmartcarVerify(JSON.parse(body))).toBe(challenge);
+    expect(isSmartcarVerify(body)).toBe(challenge);
+    expect(isSmartcarVerify(Buffer.from(body))).toBe(challenge);
+    expect(smartcarVerifyChallenge(challenge, 'amt-test-token')).toEqual({ challenge: 'dfacbe2c06e34599069a6f8248ee79b5a50385d8de8a3da12c82da084f27aaf9' });
+    expect(isSmartcarVerify(JSON.parse(fixture('webhook.vehicle_state.json')))).toBeNull();
+    expect(isSmartcarVerify({ eventType: 'VERIFY', data: {} })).toBeNull();
+    expect(isSmartcarVerify({ eventType: 'VERIFY', data: { challenge: 42 } })).toBeNull();
+    expect(isSmartcarVerify('{not json')).toBeNull();
+    expect(isSmartcarVerify(null)).toBeNull();
+  });
+});
+
+interface Seen {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+const servers: Array<ReturnType<typeof createServer>> = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A fake Smartcar API on 127.0.0.1 that records each request with its body. */
+async function fakeSmartcar(handler: (seen: Seen, res: ServerResponse) => void) {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request = { method: req.method ?? '', path: new URL(req.url ?? '/', 'http://127.0.0.1').pathname, headers: req.headers, body: Buffer.concat(chunks).toString() };
+      seen.push(request);
+      handler(request, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+function json(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body);
+}
+
+describe('smartcar client', () => {
+  it('has no feed: Smartcar pushes', () => {
+    expect(smartcarClient.pullFeed).toBeUndefined();
+  });
+
+  it('POSTs one metric batch with the bearer token and stores the wrapper the adapter reads', async () => {
+    const batch = fixture('batch.metric.json');
+    const api = await fakeSmartcar((_seen, res) => json(res, 200, batch, { 'sc-request-id': 'r1' }));
+    const outcome = await smartcarClient.pullVehicle!({ base_url: `${api.baseUrl}/`, api_token: 'sc-access-token' }, metricVehicle, fetch);
+
+    expect(api.seen).toHaveLength(1);
+    const request = api.seen[0]!;
+    expect([request.method, request.path]).toEqual(['POST', `/v2.0/vehicles/${metricVehicle}/batch`]);
+    expect(request.headers.authorization).toBe('Bearer sc-access-token');
+    expect(request.headers['sc-unit-system']).toBe('metric');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(request.body)).toEqual({
+      requests: [{ path: '/odometer' }, { path: '/fuel' }, { path: '/tires/pressure' }, { path: '/engine/oil' }, { path: '/location' }, { path: '/diagnostics/dtcs' }],
+    });
+
+    if (!outcome.ok) throw new Error('pull failed');
+    expect(outcome.page.nextCursor).toBeNull();
+    expect(outcome.page.hasMore).toBe(false);
+    expect(outcome.page.contentType).toBe('application/json');
+    expect(JSON.parse(outcome.page.body)).toEqual({ smartcar_vehicle_id: metricVehicle, unit_system: 'metric', response: JSON.parse(batch) });
+    const samples = rows(smartcar.normalize({ contentType: outcome.page.contentType, body: outcome.page.body }, receivedAt));
+    expect(samples.map((s) => [s.signal, s.at])).toEqual([
+      ['odometer_km', '2026-05-04T13:40:12.000Z'],
+      ['fuel_percent', '2026-05-04T13:40:12.000Z'],
+      ['tire_pressure_kpa', '2026-05-04T11:02:00.000Z'],
+      ['oil_life_percent', '2026-05-03T18:00:00.000Z'],
+      ['location', '2026-05-04T14:05:00.000Z'],
+      ['dtcs', '2026-05-04T13:30:00.000Z'],
+    ]);
+    expect(samples[1]?.value).toBe(62);
+  });
+
+  it('reports 429 with Retry-After as rate_limited, 5xx and non-JSON bodies as failed', async () => {
+    let reply: (res: ServerResponse) => void = (res) =>
+      json(res, 429, '{"type":"RATE_LIMIT","code":"VEHICLE","description":"too many requests for this vehicle"}', { 'retry-after': '2.5' });
+    const api = await fakeSmartcar((_seen, res) => reply(res));
+    const config = { base_url: api.baseUrl, api_token: 't' };
+    expect(await pullSmartcarVehicle(config, 'v1', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 2500 });
+    reply = (res) => json(res, 502, '{"type":"UPSTREAM","code":"UNKNOWN_ISSUE"}');
+    expect(await pullSmartcarVehicle(config, 'v1', fetch)).toEqual({
+      ok: false, kind: 'failed', message: `HTTP 502 from ${new URL(api.baseUrl).host}: {"type":"UPSTREAM","code":"UNKNOWN_ISSUE"}`,
+    });
+    reply = (res) => json(res, 200, 'not json');
+    expect(await pullSmartcarVehicle(config, 'v1', fetch)).toEqual({ ok: false, kind: 'failed', message: 'smartcar batch returned a body that is not JSON' });
+    expect(await pullSmartcarVehicle({ base_url: api.baseUrl }, 'v1', fetch)).toEqual({ ok: false, kind: 'failed', message: 'smartcar connection needs base_url and api_token' });
+    expect(api.seen).toHaveLength(3);
+  });
+});

@@ -1,0 +1,34 @@
+/** ingest queue: inbox rows → readings and latest vehicle state; and the recovery sweep. */
+import type { Job } from 'bullmq';
+import { adapters } from '../providers/index.js';
+import { listPendingInboxIds } from '../src/db/inbox.js';
+import { withTransaction } from '../src/db/pool.js';
+import { enqueueInboxRows } from '../src/ingest/inbox-queue.js';
+import { processInboxRow } from '../src/ingest/process-inbox.js';
+import { parseJobPayload } from '../src/queue/catalog.js';
+import type { WorkerDeps } from './worker-deps.js';
+
+/** Rows younger than this are probably still in flight between the push and its enqueue. */
+const recoveryGraceMs = 30_000;
+
+export function ingestProcessor(deps: WorkerDeps) {
+  return async (job: Job): Promise<Record<string, unknown>> => {
+    if (job.name === 'ingest.recover') {
+      parseJobPayload('ingest.recover', job.data);
+      const pending = await listPendingInboxIds(deps.pool, new Date(deps.now().getTime() - recoveryGraceMs), 10_000);
+      await enqueueInboxRows(deps.queues, pending);
+      if (pending.length > 0) deps.log.info({ rows: pending.length }, 're-enqueued unprocessed inbox rows');
+      return { requeued: pending.length };
+    }
+    const { inboxId } = parseJobPayload('ingest.process', job.data);
+    const outcome = await withTransaction(deps.pool, (tx) => processInboxRow(tx, inboxId, adapters, { includeProcessed: false }));
+    // Null: already processed, or another worker holds the row right now.
+    if (!outcome) return { inboxId, skipped: true };
+    const { provider } = outcome;
+    deps.metrics.samplesIngested.inc({ provider, result: 'stored' }, outcome.samples);
+    deps.metrics.samplesIngested.inc({ provider, result: 'skipped' }, outcome.skipped);
+    deps.metrics.samplesIngested.inc({ provider, result: 'unmapped' }, outcome.unmapped);
+    if (outcome.error) deps.log.warn({ inboxId, error: outcome.error }, 'inbox payload could not be normalized');
+    return { inboxId, samples: outcome.samples, vehicles: outcome.changedVehicleIds.length };
+  };
+}
