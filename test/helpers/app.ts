@@ -101,7 +101,7 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
     createVehicle: async (companyId, body = {}) => {
       const response = await admin('POST', `/companies/${companyId}/vehicles`, {
         name: 'Van 1', vin: '1HGCM82633A004352', license_plate: 'ABC-123', make: 'Ford', model: 'Transit', year: 2022,
-        telematics_provider: null, ...body,
+        ...('provider_connection_id' in body ? {} : { telematics_provider: null }), ...body,
       });
       if (response.statusCode !== 201) throw new Error(`vehicle create failed: ${response.body}`);
       return response.json().data;

@@ -1,0 +1,36 @@
+/** Helpers for ingestion tests: provider connections, signed pushes, waiting for the worker. */
+import { hmacHex } from '../../providers/signing.js';
+import type { TestApp } from './app.js';
+
+export async function createConnection(t: TestApp, companyId: string, provider: string, config: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  const response = await t.admin('POST', `/companies/${companyId}/provider-connections`, { provider, config, ...extra });
+  if (response.statusCode !== 201) throw new Error(`connection create failed: ${response.body}`);
+  return response.json().data as { id: string; ingest_url: string | null; generated_secret: string | null; config_keys: string[] };
+}
+
+/** A push signed the generic way: X-Signature: sha256=<hex HMAC-SHA256(secret, body)>. */
+export async function pushGeneric(t: TestApp, provider: 'generic' | 'simulator', connectionId: string, secret: string, payload: unknown) {
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  return t.app.inject({
+    method: 'POST',
+    url: `/ingest/v1/${provider}/${connectionId}`,
+    headers: { 'content-type': 'application/json', 'x-signature': `sha256=${hmacHex('sha256', secret, body)}` },
+    payload: body,
+  });
+}
+
+/** Waits until every inbox row is processed. */
+export async function drainInbox(t: TestApp, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE processed_at IS NULL`);
+    if (rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('inbox not drained in time');
+}
+
+export async function readingCount(t: TestApp, vehicleId: string): Promise<number> {
+  const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM readings WHERE vehicle_id = $1`, [vehicleId]);
+  return rows[0].n;
+}
