@@ -6,7 +6,7 @@ import { createConnection, drainInbox, pushGeneric, readingCount } from '../help
 let t: TestApp;
 let acme: { id: string; key: string };
 let connection: { id: string; secret: string };
-let truck: { id: string };
+let truck: Record<string, any>;
 
 beforeAll(async () => {
   t = await createTestApp({ INGEST_BODY_LIMIT_BYTES: '65536' });
