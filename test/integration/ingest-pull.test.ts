@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pullFeed, type PullDeps } from '../../src/ingest/pulls.js';
+import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
+import { createConnection, drainInbox } from '../helpers/ingest.js';
+
+let t: TestApp;
+let samsaraApi: FakeProvider;
+let acme: { id: string; key: string };
+let deps: PullDeps;
+
+const samsaraVehicle = '281474977075805';
+const feedPage = (endCursor: string, hasNextPage: boolean, odometerMeters: number, time: string) => ({
+  data: [{ id: samsaraVehicle, name: 'Truck 12', obdOdometerMeters: [{ time, value: odometerMeters }], fuelPercents: [{ time, value: 62 }] }],
+  pagination: { endCursor, hasNextPage },
+});
+
+beforeAll(async () => {
+  t = await createTestApp();
+  samsaraApi = await startFakeProvider();
+  acme = await t.createCompany();
+  deps = { pool: t.pool, queues: t.queues, secretsKey: t.config.secretsKey, log: createLogger('silent'), metrics: createMetrics('pull-test'), now: () => new Date() };
+  await t.startWorkers(['ingest']);
+});
+afterAll(async () => {
+  await t.close();
+  await samsaraApi.close();
+});
+
+async function cursorOf(connectionId: string) {
+  const { rows } = await t.pool.query(`SELECT pull_cursor, last_pull_error, next_pull_at FROM provider_connections WHERE id = $1`, [connectionId]);
+  return rows[0];
+}
+
+describe('Samsara feed pulls', () => {
+  it('follows endCursor page by page, stores each page in the inbox, and persists the cursor', async () => {
+    samsaraApi.on('GET /fleet/vehicles/stats/feed', (request) => {
+      const after = request.query.get('after');
+      if (!after) return { body: feedPage('c1', true, 184_023_117, '2026-11-20T10:00:00Z') };
+      if (after === 'c1') return { body: feedPage('c2', false, 184_030_000, '2026-11-20T10:05:00Z') };
+      return { body: { data: [], pagination: { endCursor: 'c2', hasNextPage: false } } };
+    });
+    const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url });
+    const truck = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: samsaraVehicle });
+
+    const result = await pullFeed(deps, connection.id);
+    expect(result).toMatchObject({ pages: 2, outcome: 'done' });
+    const feedRequests = samsaraApi.requests.filter((r) => r.path === '/fleet/vehicles/stats/feed');
+    expect(feedRequests.map((r) => r.query.get('after'))).toEqual([null, 'c1']);
+    expect(feedRequests[0]!.query.get('types')).toBe('obdOdometerMeters,gpsOdometerMeters,fuelPercents');
+    expect(feedRequests[0]!.headers.authorization).toBe('Bearer samsara-token');
+    expect((await cursorOf(connection.id)).pull_cursor).toBe('c2');
+
+    await drainInbox(t);
+    const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
+    expect(vehicle.signals.odometer).toEqual({ km: 184_030, miles: 114_350.94, as_of: '2026-11-20T10:05:00.000Z', source: 'samsara' });
+    expect(vehicle.signals.fuel_percent).toBe(62);
+
+    await pullFeed(deps, connection.id);
+    expect(samsaraApi.requests.filter((r) => r.path === '/fleet/vehicles/stats/feed').at(-1)!.query.get('after')).toBe('c2');
+  });
+
+  it('keeps the cursor where it was when storing a page fails, and resumes from it', async () => {
+    const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url });
+    samsaraApi.on('GET /fleet/vehicles/stats/feed', (request) =>
+      request.query.get('after') === 'k1'
+        ? { body: feedPage('k2', false, 1_000_000, '2026-11-20T11:00:00Z') }
+        : { body: feedPage('k1', true, 999_000, '2026-11-20T10:55:00Z') },
+    );
+    // The second page cannot be stored (a database failure mid-pull).
+    await t.pool.query(`CREATE FUNCTION refuse_k2() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.payload LIKE '%"k2"%' THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`);
+    await t.pool.query(`CREATE TRIGGER refuse_k2 BEFORE INSERT ON ingest_inbox FOR EACH ROW EXECUTE FUNCTION refuse_k2()`);
+    await expect(pullFeed(deps, connection.id)).rejects.toThrow('disk full');
+    expect((await cursorOf(connection.id)).pull_cursor).toBe('k1');
+    await t.pool.query(`DROP TRIGGER refuse_k2 ON ingest_inbox; DROP FUNCTION refuse_k2()`);
+
+    const before = samsaraApi.requests.length;
+    expect(await pullFeed(deps, connection.id)).toMatchObject({ pages: 1, outcome: 'done' });
+    expect(samsaraApi.requests.slice(before).map((r) => r.query.get('after'))).toEqual(['k1']);
+    expect((await cursorOf(connection.id)).pull_cursor).toBe('k2');
+  });
+
+  it('honours 429 Retry-After: no request until it has passed, cursor unchanged', async () => {
+    let clock = new Date('2026-11-22T12:00:00Z');
+    const clocked = { ...deps, now: () => clock };
+    const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url });
+    let limited = true;
+    samsaraApi.on('GET /fleet/vehicles/stats/feed', () =>
+      limited ? { status: 429, headers: { 'retry-after': '2.5' }, body: { message: 'rate limited' } } : { body: feedPage('r1', false, 5_000, '2026-11-22T11:59:00Z') },
+    );
+    expect(await pullFeed(clocked, connection.id)).toMatchObject({ outcome: 'rate_limited', pages: 0 });
+    const state = await cursorOf(connection.id);
+    expect(state.pull_cursor).toBeNull();
+    expect(state.next_pull_at).toEqual(new Date('2026-11-22T12:00:02.500Z'));
+    expect(state.last_pull_error).toBe('rate limited; retrying after 2500 ms');
+
+    limited = false;
+    const before = samsaraApi.requests.length;
+    clock = new Date('2026-11-22T12:00:02Z');
+    expect(await pullFeed(clocked, connection.id)).toMatchObject({ outcome: 'waiting' });
+    expect(samsaraApi.requests.length).toBe(before);
+    clock = new Date('2026-11-22T12:00:03Z');
+    expect(await pullFeed(clocked, connection.id)).toMatchObject({ outcome: 'done', pages: 1 });
+    expect(await cursorOf(connection.id)).toMatchObject({ pull_cursor: 'r1', last_pull_error: null, next_pull_at: null });
+  });
+
+  it('a failing provider records the error and backs off a minute', async () => {
+    const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url });
+    samsaraApi.on('GET /fleet/vehicles/stats/feed', { status: 503, body: { message: 'maintenance' } });
+    const now = new Date('2026-11-22T13:00:00Z');
+    expect(await pullFeed({ ...deps, now: () => now }, connection.id)).toMatchObject({ outcome: 'failed' });
+    const state = await cursorOf(connection.id);
+    expect(state.last_pull_error).toMatch(/^HTTP 503 from 127\.0\.0\.1:\d+/);
+    expect(state.next_pull_at).toEqual(new Date('2026-11-22T13:01:00Z'));
+  });
+
+  it('every active pulled connection gets a scheduler, and a deactivated one loses it', async () => {
+    const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url }, { pull_interval_seconds: 30 });
+    const schedulers = async () => (await t.queues.queue('pull').getJobSchedulers()).map((s) => [s.key, s.every]);
+    expect(await schedulers()).toContainEqual([`pull-${connection.id}`, 30_000]);
+    await t.admin('DELETE', `/provider-connections/${connection.id}`);
+    expect((await schedulers()).map(([key]) => key)).not.toContain(`pull-${connection.id}`);
+  });
+});
