@@ -27,6 +27,19 @@ export function linkBrokenWithoutReadings(telematicsProvider: string | null): Li
   return telematicsProvider ? { reason: 'no_reading', since: null, tracker_km: null } : null;
 }
 
+/** A provider vehicle id is mapped to one vehicle per connection; a second mapping is a client error. */
+async function mappingUnique<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const pgError = error as { code?: string; constraint?: string };
+    if (pgError.code === '23505' && pgError.constraint === 'vehicles_connection_provider_vehicle') {
+      throw invalidRequest([{ field: 'provider_vehicle_id', message: 'is already mapped to another vehicle of this connection' }]);
+    }
+    throw error;
+  }
+}
+
 async function homeLocationId(tx: PoolClient, companyId: string, location: ServiceLocationInput | null | undefined) {
   if (location === undefined) return undefined;
   return location === null ? null : (await insertServiceLocation(tx, companyId, location)).id;
@@ -55,7 +68,8 @@ async function providerOf(
 
 export async function createVehicle(tx: PoolClient, companyId: string, v: VehicleAttributes): Promise<VehicleRecord> {
   const telematicsProvider = (await providerOf(tx, companyId, v.providerConnectionId, v.telematicsProvider)) ?? null;
-  return insertVehicle(tx, companyId, {
+  const homeLocation = (await homeLocationId(tx, companyId, v.homeLocation)) ?? null;
+  return mappingUnique(() => insertVehicle(tx, companyId, {
     name: v.name ?? null,
     vin: v.vin?.toUpperCase() ?? null,
     licensePlate: v.licensePlate ?? null,
@@ -65,9 +79,9 @@ export async function createVehicle(tx: PoolClient, companyId: string, v: Vehicl
     telematicsProvider,
     providerVehicleId: v.providerVehicleId ?? null,
     providerConnectionId: v.providerConnectionId ?? null,
-    homeLocationId: (await homeLocationId(tx, companyId, v.homeLocation)) ?? null,
+    homeLocationId: homeLocation,
     linkBroken: linkBrokenWithoutReadings(telematicsProvider),
-  });
+  }));
 }
 
 export async function patchVehicle(
@@ -95,7 +109,7 @@ export async function patchVehicle(
   }
   const location = await homeLocationId(tx, companyId, v.homeLocation);
   if (location !== undefined) patch.homeLocationId = location;
-  const updated = await updateVehicleAttributes(tx, companyId, vehicleId, patch);
+  const updated = await mappingUnique(() => updateVehicleAttributes(tx, companyId, vehicleId, patch));
   if (!updated) throw notFound('vehicle');
   return updated;
 }

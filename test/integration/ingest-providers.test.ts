@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hmacHex } from '../../providers/signing.js';
+import { projectRoot } from '../../src/paths.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createConnection, drainInbox } from '../helpers/ingest.js';
+
+let t: TestApp;
+let acme: { id: string; key: string };
+
+const fixture = (provider: string, file: string) => readFileSync(join(projectRoot, 'test/fixtures/providers', provider, file), 'utf8');
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acme = await t.createCompany();
+  await t.startWorkers(['ingest']);
+});
+afterAll(() => t.close());
+
+async function vehicleSignals(id: string) {
+  return (await t.api('GET', `/vehicles/${id}`, acme.key)).json().data.signals;
+}
+
+describe('push verification per provider, end to end', () => {
+  it('Samsara: v1 HMAC over v1:{timestamp}:{body} with the base64-decoded secret; stale timestamps refused', async () => {
+    const secret = Buffer.from('samsara-webhook-secret').toString('base64');
+    const connection = await createConnection(t, acme.id, 'samsara', { webhook_secret: secret });
+    const truck = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: '281474977075805' });
+    const body = fixture('samsara', 'snapshot.json');
+    const send = (timestamp: number, key = Buffer.from(secret, 'base64')) =>
+      t.app.inject({
+        method: 'POST', url: `/ingest/v1/samsara/${connection.id}`, payload: body,
+        headers: { 'content-type': 'application/json', 'x-samsara-timestamp': String(timestamp), 'x-samsara-signature': `v1=${hmacHex('sha256', key, `v1:${timestamp}:${body}`)}` },
+      });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await send(now - 400)).statusCode).toBe(401);
+    expect((await send(now, Buffer.from('wrong'))).statusCode).toBe(401);
+    expect((await send(now)).statusCode).toBe(202);
+    await drainInbox(t);
+    expect(await vehicleSignals(truck.id)).toMatchObject({ fuel_percent: 62, coolant_temp_c: 88, odometer: { km: 184_023.12, source: 'samsara' } });
+  });
+
+  it('Smartcar: answers the VERIFY challenge, then accepts SC-Signature-signed VEHICLE_STATE events', async () => {
+    const token = 'smartcar-application-management-token';
+    const connection = await createConnection(t, acme.id, 'smartcar', { webhook_secret: token });
+    const car = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: '123e4567-e89b-12d3-a456-426614174000' });
+    const verify = await t.app.inject({
+      method: 'POST', url: `/ingest/v1/smartcar/${connection.id}`, headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ eventId: 'v1', eventType: 'VERIFY', data: { challenge: 'abc123' } }),
+    });
+    expect(verify.statusCode).toBe(200);
+    expect(verify.json()).toEqual({ challenge: hmacHex('sha256', token, 'abc123') });
+    const body = fixture('smartcar', 'webhook.vehicle_state.json');
+    const unsigned = await t.app.inject({ method: 'POST', url: `/ingest/v1/smartcar/${connection.id}`, headers: { 'content-type': 'application/json' }, payload: body });
+    expect(unsigned.statusCode).toBe(401);
+    const signed = await t.app.inject({
+      method: 'POST', url: `/ingest/v1/smartcar/${connection.id}`, payload: body,
+      headers: { 'content-type': 'application/json', 'sc-signature': hmacHex('sha256', token, body) },
+    });
+    expect(signed.statusCode).toBe(202);
+    await drainInbox(t);
+    expect((await vehicleSignals(car.id)).odometer).toMatchObject({ km: 48_211.3, source: 'smartcar' });
+  });
+
+  it('Motive: X-KT-Webhook-Signature is the hex HMAC-SHA1 of the body', async () => {
+    const secret = 'd9d36bea41c44ae49d1bfc4a48ba2abe';
+    const connection = await createConnection(t, acme.id, 'motive', { webhook_secret: secret });
+    const truck = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: '41225' });
+    const body = fixture('motive', 'vehicle_locations.json');
+    const wrong = await t.app.inject({ method: 'POST', url: `/ingest/v1/motive/${connection.id}`, payload: body, headers: { 'content-type': 'application/json', 'x-kt-webhook-signature': hmacHex('sha1', 'nope', body) } });
+    expect(wrong.statusCode).toBe(401);
+    const good = await t.app.inject({ method: 'POST', url: `/ingest/v1/motive/${connection.id}`, payload: body, headers: { 'content-type': 'application/json', 'x-kt-webhook-signature': hmacHex('sha1', secret, body) } });
+    expect(good.statusCode).toBe(202);
+    await drainInbox(t);
+    const signals = await vehicleSignals(truck.id);
+    expect(signals.fuel_percent).toBe(63.5);
+    expect(signals.odometer.source).toBe('motive');
+  });
+
+  it('Traccar OsmAnd: GET with the device token in the URL; a wrong token is 401 and stores nothing', async () => {
+    const connection = await createConnection(t, acme.id, 'traccar');
+    expect(connection.ingest_url).toMatch(new RegExp(`/ingest/v1/traccar/${connection.id}/[A-Za-z0-9_-]{43}$`));
+    const device = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: '358240051111110' });
+    const path = new URL(connection.ingest_url!).pathname;
+    const query = 'id=358240051111110&timestamp=1746367331&lat=41.85003&lon=-87.65005&speed=29.2&bearing=87&fuelLevel=62&power=13.9';
+    const refused = await t.app.inject({ method: 'GET', url: `/ingest/v1/traccar/${connection.id}/wrong-token?${query}` });
+    expect(refused.statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: `${path}?lat=1` })).statusCode).toBe(400);
+    const accepted = await t.app.inject({ method: 'GET', url: `${path}?${query}` });
+    expect(accepted.statusCode).toBe(202);
+    const form = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'id=358240051111110&timestamp=1746367391&fuelLevel=61' });
+    expect(form.statusCode).toBe(202);
+    await drainInbox(t);
+    const signals = await vehicleSignals(device.id);
+    expect(signals).toMatchObject({ fuel_percent: 61, battery_voltage: 13.9, speed_kph: 54.0784, location: { lat: 41.85003, lon: -87.65005, heading: 87 } });
+    // The device token is shown once: listings give no ingest URL for Traccar.
+    const listed = (await t.admin('GET', `/companies/${acme.id}/provider-connections`)).json().data.find((c: { id: string }) => c.id === connection.id);
+    expect(listed.ingest_url).toBeNull();
+    expect(JSON.stringify(listed)).not.toContain(path.split('/').at(-1));
+  });
+
+  it('keeps provider credentials encrypted at rest and never returns them', async () => {
+    const connection = await createConnection(t, acme.id, 'geotab', { base_url: 'https://my.geotab.com', database: 'acme', username: 'api@acme.com', password: 'hunter2-geotab' });
+    expect(connection.config_keys).toEqual(['base_url', 'database', 'password', 'username']);
+    const { rows } = await t.pool.query(`SELECT config_ciphertext FROM provider_connections WHERE id = $1`, [connection.id]);
+    expect(rows[0].config_ciphertext.includes(Buffer.from('hunter2-geotab'))).toBe(false);
+    const detail = await t.admin('GET', `/provider-connections/${connection.id}`);
+    expect(detail.body).not.toContain('hunter2-geotab');
+    expect(detail.json().data.ingest_url).toBeNull();
+  });
+
+  it('validates connection config per provider', async () => {
+    const bad: Array<[string, Record<string, string>, string]> = [
+      ['geotab', { base_url: 'https://my.geotab.com' }, 'config.database'],
+      ['smartcar', {}, 'config.webhook_secret'],
+      ['samsara', {}, 'config'],
+      ['traccar', { webhook_secret: 'chosen-by-me' }, 'config.webhook_secret'],
+      ['motive', { api_token: 't', base_url: 'ftp://x' }, 'config.base_url'],
+    ];
+    for (const [provider, config, field] of bad) {
+      const response = await t.admin('POST', `/companies/${acme.id}/provider-connections`, { provider, config });
+      expect(response.statusCode, provider).toBe(400);
+      expect(response.json().error.details.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+  });
+
+  it('a vehicle can only use a connection of its own company, with the same provider', async () => {
+    const other = await t.createCompany('Other');
+    const foreign = await createConnection(t, other.id, 'generic');
+    const refused = await t.admin('POST', `/companies/${acme.id}/vehicles`, { provider_connection_id: foreign.id, provider_vehicle_id: 'x' });
+    expect(refused.statusCode).toBe(400);
+    const mine = await createConnection(t, acme.id, 'generic');
+    const mismatch = await t.admin('POST', `/companies/${acme.id}/vehicles`, { provider_connection_id: mine.id, telematics_provider: 'samsara' });
+    expect(mismatch.statusCode).toBe(400);
+    const ok = await t.admin('POST', `/companies/${acme.id}/vehicles`, { provider_connection_id: mine.id, provider_vehicle_id: 'x' });
+    expect(ok.json().data).toMatchObject({ telematics_provider: 'generic', provider_connection_id: mine.id });
+  });
+});

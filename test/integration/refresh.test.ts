@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
+import { createConnection, drainInbox } from '../helpers/ingest.js';
+
+let t: TestApp;
+let samsaraApi: FakeProvider;
+let acme: { id: string; key: string };
+let samsaraConnection: { id: string };
+
+const snapshot = (vehicleId: string) => ({
+  data: [{ id: vehicleId, name: 'Truck', obdOdometerMeters: { time: '2026-11-22T08:00:00Z', value: 200_000_000 }, fuelPercent: { time: '2026-11-22T08:00:00Z', value: 40 } }],
+  pagination: { endCursor: '', hasNextPage: false },
+});
+let nextVehicle = 0;
+const samsaraVehicle = (body: Record<string, unknown> = {}) =>
+  t.createVehicle(acme.id, { provider_connection_id: samsaraConnection.id, provider_vehicle_id: `sam-${++nextVehicle}`, ...body });
+
+beforeAll(async () => {
+  t = await createTestApp();
+  samsaraApi = await startFakeProvider();
+  samsaraApi.on('GET /fleet/vehicles/stats', (request) => ({ body: snapshot(request.query.get('vehicleIds') ?? '') }));
+  acme = await t.createCompany();
+  samsaraConnection = await createConnection(t, acme.id, 'samsara', { webhook_secret: Buffer.from('samsara-secret').toString('base64'), api_token: 'tok', base_url: samsaraApi.url });
+});
+afterAll(async () => {
+  await t.close();
+  await samsaraApi.close();
+});
+
+async function refresh(vehicleId: string, key = acme.key, body?: unknown) {
+  return t.api('POST', `/vehicles/${vehicleId}/refresh`, key, body);
+}
+
+describe('POST /vehicles/{id}/refresh', () => {
+  it('coalesces concurrent refreshes of one vehicle while queued', async () => {
+    const truck = await samsaraVehicle();
+    const first = await refresh(truck.id);
+    const second = await refresh(truck.id, acme.key, { cascade: true });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data).toEqual({ refresh_id: expect.stringMatching(/^[0-9a-f-]{36}$/), provider: 'samsara', status: 'queued', cascade: true });
+    expect(second.json().data.refresh_id).toBe(first.json().data.refresh_id);
+  });
+
+  it('pulls the vehicle now, carrying the refresh id and cascade flag through the pipeline', async () => {
+    const truck = await samsaraVehicle();
+    const workers = await t.startWorkers(['pull', 'ingest']);
+    const { refresh_id: refreshId, cascade } = (await refresh(truck.id, acme.key, { cascade: false })).json().data;
+    expect(cascade).toBe(false);
+    await expect.poll(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1`, [refreshId])).rows[0].n, { timeout: 10_000 }).toBe(1);
+    await drainInbox(t);
+    const { rows } = await t.pool.query(`SELECT cascade, provider FROM ingest_inbox WHERE refresh_id = $1`, [refreshId]);
+    expect(rows[0]).toEqual({ cascade: false, provider: 'samsara' });
+    const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
+    expect(vehicle.signals).toMatchObject({ fuel_percent: 40, odometer: { km: 200_000, source: 'samsara' } });
+    const request = samsaraApi.requests.find((r) => r.path === '/fleet/vehicles/stats');
+    expect(request?.headers.authorization).toBe('Bearer tok');
+    await workers.close();
+  });
+
+  it('400 REFRESH_NOT_SUPPORTED for Traccar and manually tracked vehicles', async () => {
+    const traccar = await createConnection(t, acme.id, 'traccar');
+    const device = await t.createVehicle(acme.id, { provider_connection_id: traccar.id, provider_vehicle_id: '3582' });
+    const manual = await t.createVehicle(acme.id);
+    for (const id of [device.id, manual.id]) {
+      const response = await refresh(id);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error.code).toBe('REFRESH_NOT_SUPPORTED');
+    }
+  });
+
+  it('501 REFRESH_NOT_IMPLEMENTED for a provider without a pull (generic)', async () => {
+    const generic = await createConnection(t, acme.id, 'generic');
+    const vehicle = await t.createVehicle(acme.id, { provider_connection_id: generic.id, provider_vehicle_id: 'g-1' });
+    const response = await refresh(vehicle.id);
+    expect(response.statusCode).toBe(501);
+    expect(response.json().error.code).toBe('REFRESH_NOT_IMPLEMENTED');
+  });
+
+  it("404 for an unknown vehicle or another company's; 400 for a bad body", async () => {
+    const other = await t.createCompany('Other');
+    const foreign = await t.createVehicle(other.id);
+    for (const id of [foreign.id, '00000000-0000-4000-8000-000000000000', 'x']) expect((await refresh(id)).statusCode).toBe(404);
+    const truck = await samsaraVehicle();
+    expect((await refresh(truck.id, acme.key, { cascade: 'yes' })).statusCode).toBe(400);
+    expect((await refresh(truck.id, acme.key, { deep: true })).statusCode).toBe(400);
+  });
+
+  it('one provider vehicle id maps to one vehicle per connection', async () => {
+    const response = await t.admin('POST', `/companies/${acme.id}/vehicles`, { provider_connection_id: samsaraConnection.id, provider_vehicle_id: 'sam-1' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.details.errors[0]).toEqual({ field: 'provider_vehicle_id', message: 'is already mapped to another vehicle of this connection' });
+  });
+});
