@@ -15,6 +15,11 @@ interface WorkerDefinition {
   processor: (deps: WorkerDeps) => Processor;
   concurrency: number;
   schedules: Array<{ job: JobName; everyMs: number }>;
+  /**
+   * How long a job's lock lives without renewal; a worker that dies leaves its job stalled until
+   * then, after which another worker takes it (BullMQ default 30 s).
+   */
+  lockDurationMs?: number;
 }
 
 const minute = 60 * 1000;
@@ -31,6 +36,8 @@ export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
     // I/O-bound (Postgres); a few batches in flight keep both cores busy without lock contention.
     concurrency: 4,
     schedules: [{ job: 'ingest.recover', everyMs: minute }],
+    // A batch takes well under a second; a dead worker's batch is retried within ~30 s.
+    lockDurationMs: 15_000,
   },
   pull: {
     processor: pullProcessor,
@@ -56,6 +63,7 @@ export async function startWorkers(
       connection,
       prefix: deps.queues.prefix,
       concurrency: definition.concurrency,
+      ...(definition.lockDurationMs ? { lockDuration: definition.lockDurationMs, stalledInterval: definition.lockDurationMs } : {}),
     });
     worker.on('failed', (job, err) =>
       deps.log.warn({ queue: name, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
