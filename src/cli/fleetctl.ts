@@ -5,8 +5,10 @@
  */
 import { parseArgs } from 'node:util';
 import { loadCliConfig, ConfigError, type CliConfig } from '../config.js';
+import { adapters, isProviderId } from '../../providers/index.js';
 import { ensureDatabase, migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
+import { replayInbox, type ReplayProgress } from '../ingest/replay.js';
 import { createLogger } from '../log.js';
 
 const usage = `fleetctl <command> [options]
@@ -20,9 +22,10 @@ const usage = `fleetctl <command> [options]
                            [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
                            [--provider-vehicle-id id]
   vehicle list <company-id>
+  inbox replay --since <ISO time> [--provider <p>]   re-normalize stored raw payloads (idempotent)
 
 Options: --json (machine-readable output), --help
-Environment: FLEET_API_URL (default http://127.0.0.1:$PORT), ADMIN_TOKEN, DATABASE_URL (migrate)`;
+Environment: FLEET_API_URL (default http://127.0.0.1:$PORT), ADMIN_TOKEN, DATABASE_URL (migrate, replay)`;
 
 class CliError extends Error {}
 
@@ -69,6 +72,15 @@ export interface CliIo {
   env?: Record<string, string | undefined>;
   stdout(line: string): void;
   stderr(line: string): void;
+  /** Redraws a progress line in place (a terminal), or null to print nothing until the end. */
+  progress?: ((line: string) => void) | null;
+}
+
+function progressBar({ done, total }: ReplayProgress): string {
+  const width = 30;
+  const share = total === 0 ? 1 : done / total;
+  const filled = Math.round(share * width);
+  return `replaying inbox [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(share * 100)}% ${done}/${total} rows`;
 }
 
 async function main(argv: string[], io: CliIo): Promise<void> {
@@ -87,6 +99,7 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       provider: { type: 'string' },
       'provider-vehicle-id': { type: 'string' },
       'external-id': { type: 'string', multiple: true },
+      since: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -164,6 +177,31 @@ async function main(argv: string[], io: CliIo): Promise<void> {
         table(vehicles.map((v: any) => ({ ...v, status: v.active ? v.health.status : 'inactive', provider: v.telematics_provider ?? 'manual' })),
           ['id', 'name', 'license_plate', 'vin', 'provider', 'status']),
       );
+      return;
+    }
+    case 'inbox replay': {
+      const since = new Date(required(values.since, '--since <ISO time>'));
+      if (Number.isNaN(since.getTime())) throw new CliError(`--since must be an ISO time such as 2026-11-01T00:00:00Z (got "${values.since}")`);
+      const provider = values.provider ?? null;
+      if (provider !== null && !isProviderId(provider)) throw new CliError(`--provider must be one of ${Object.keys(adapters).join(', ')}`);
+      const pool = createPool(config.databaseUrl, 2, createLogger('silent'));
+      try {
+        let last = 0;
+        const summary = await replayInbox(pool, adapters, { since, provider }, (progress) => {
+          // At most ~10 redraws a second, and always the final one.
+          if (!io.progress || (Date.now() - last < 100 && progress.done < progress.total)) return;
+          last = Date.now();
+          io.progress(progressBar(progress));
+        });
+        // Ends the redrawn progress line before the summary.
+        if (io.progress) io.stderr('');
+        out.print(summary, () =>
+          `replayed ${summary.rows} inbox rows: ${summary.samples} samples, ${summary.changedVehicleIds.length} vehicles updated, ` +
+          `${summary.failed} not normalizable, ${summary.busy} skipped (being processed by a worker)`,
+        );
+      } finally {
+        await pool.end();
+      }
       return;
     }
     default:

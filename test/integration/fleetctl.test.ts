@@ -66,3 +66,36 @@ describe('fleetctl', () => {
     expect((await run('company', 'list')).stderr).toMatch(/^fleetctl: cannot reach http:\/\/127.0.0.1:1/);
   });
 });
+
+describe('fleetctl inbox replay', () => {
+  it('re-normalizes stored payloads once a vehicle is mapped, with progress, idempotently', async () => {
+    const { createConnection, drainInbox, pushGeneric, readingCount } = await import('../helpers/ingest.js');
+    const company = await t.createCompany('Replayers');
+    const connection = await createConnection(t, company.id, 'generic');
+    const workers = await t.startWorkers(['ingest']);
+    const payload = (minute: number) => ({ readings: [{ vehicle: 'late-van', ts: `2026-11-21T10:0${minute}:00Z`, signals: { fuel_percent: 40 + minute, speed_kph: 10 } }] });
+    for (const minute of [1, 2, 3]) await pushGeneric(t, 'generic', connection.id, connection.generated_secret!, payload(minute));
+    await drainInbox(t);
+    // Samples arrived before anyone mapped the vehicle: kept in the inbox, counted, not stored as readings.
+    const van = await t.createVehicle(company.id, { provider_connection_id: connection.id, provider_vehicle_id: 'late-van' });
+    expect(await readingCount(t, van.id)).toBe(0);
+
+    const progress: string[] = [];
+    const stdout: string[] = [];
+    const code = await fleetctl(['inbox', 'replay', '--since', '2000-01-01T00:00:00Z', '--provider', 'generic', '--json'], {
+      env, stdout: (l) => stdout.push(l), stderr: () => {}, progress: (l) => progress.push(l),
+    });
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout.join('\n'));
+    expect(summary).toMatchObject({ samples: 6, failed: 0, busy: 0, changedVehicleIds: [van.id] });
+    expect(summary.rows).toBeGreaterThanOrEqual(3);
+    expect(progress.at(-1)).toMatch(/^replaying inbox \[#{30}\] 100% (\d+)\/\1 rows$/);
+    expect(await readingCount(t, van.id)).toBe(6);
+    expect((await t.api('GET', `/vehicles/${van.id}`, company.key)).json().data.signals.fuel_percent).toBe(43);
+
+    await fleetctl(['inbox', 'replay', '--since', '2000-01-01T00:00:00Z'], { env, stdout: () => {}, stderr: () => {} });
+    expect(await readingCount(t, van.id)).toBe(6);
+    expect((await run('inbox', 'replay', '--since', 'last tuesday')).stderr).toMatch(/--since must be an ISO time/);
+    await workers.close();
+  });
+});
