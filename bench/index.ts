@@ -3,11 +3,14 @@
  * figure beside its ceiling measured in the same run, and writes JSON to bench/results/.
  */
 import { benchApi } from './api.js';
+import { benchIngest } from './ingest.js';
 import { writeResult } from './support.js';
 
-const benches: Record<string, () => Promise<Record<string, unknown>>> = { api: benchApi };
+/** Each bench gets the command-line options (e.g. `--readings 200000` for ingest). */
+const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = { api: benchApi, ingest: benchIngest };
 
-const requested = process.argv.slice(2);
+const args = process.argv.slice(2);
+const requested = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
 const names = requested.length > 0 ? requested : Object.keys(benches);
 for (const name of names) {
   const bench = benches[name];
@@ -15,7 +18,7 @@ for (const name of names) {
     console.error(`unknown bench "${name}": choose from ${Object.keys(benches).join(', ')}`);
     process.exit(2);
   }
-  const result = await bench();
+  const result = await bench(args);
   console.log(`results written to ${writeResult(name, { bench: name, at: new Date().toISOString(), node: process.version, ...result })}`);
 }
 process.exit(0);

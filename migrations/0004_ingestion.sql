@@ -48,14 +48,17 @@ CREATE INDEX ingest_inbox_pending ON ingest_inbox (id) WHERE processed_at IS NUL
 CREATE INDEX ingest_inbox_received ON ingest_inbox (received_at, provider);
 
 -- Newest sample per vehicle and signal; the vehicle read model's `signals` is built from it.
+-- Rows are rewritten constantly: free space per page lets those updates stay HOT (no index churn).
 CREATE TABLE vehicle_signals (
-  vehicle_id  uuid NOT NULL REFERENCES vehicles (id),
-  signal      text NOT NULL,
-  recorded_at timestamptz NOT NULL,
-  value       jsonb NOT NULL,
-  source      text NOT NULL,
+  vehicle_id       uuid NOT NULL REFERENCES vehicles (id),
+  signal           text NOT NULL,
+  recorded_at      timestamptz NOT NULL,
+  value            jsonb NOT NULL,
+  source           text NOT NULL,
+  -- When the value last changed (a repeated value only moves recorded_at).
+  value_changed_at timestamptz NOT NULL,
   PRIMARY KEY (vehicle_id, signal)
-);
+) WITH (fillfactor = 70);
 
 CREATE TABLE vehicle_events (
   vehicle_id  uuid NOT NULL REFERENCES vehicles (id),
@@ -77,28 +80,3 @@ CREATE TABLE unmapped_vehicles (
   samples_count       bigint NOT NULL,
   PRIMARY KEY (connection_id, provider_vehicle_id)
 );
-
--- Timestamps inside JSON documents, written as JavaScript writes them (2026-05-04T14:02:11.000Z).
-CREATE FUNCTION iso_utc(t timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
-
--- The read model's `signals` object from the vehicle's latest samples. Objects get their own
--- as_of; the odometer is the newest of the ECU (or manual) and GPS-derived series, with its
--- source; every signal's time is listed under observed_at.
-CREATE FUNCTION vehicle_signals_json(target uuid) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
-  WITH latest AS (
-    SELECT signal, value, iso_utc(recorded_at) AS recorded_at, source, recorded_at AS sort_at
-    FROM vehicle_signals WHERE vehicle_id = target
-  ), odometer AS (
-    SELECT jsonb_build_object('km', value, 'as_of', recorded_at, 'source', source) AS value
-    FROM latest WHERE signal IN ('odometer_km', 'gps_odometer_km')
-    ORDER BY sort_at DESC, signal LIMIT 1
-  )
-  SELECT coalesce(jsonb_object_agg(signal,
-           CASE WHEN jsonb_typeof(value) = 'object' THEN value || jsonb_build_object('as_of', recorded_at) ELSE value END)
-           FILTER (WHERE signal NOT IN ('odometer_km', 'gps_odometer_km')), '{}'::jsonb)
-         || coalesce((SELECT jsonb_build_object('odometer', value) FROM odometer), '{}'::jsonb)
-         || jsonb_build_object('observed_at', coalesce(jsonb_object_agg(signal, recorded_at), '{}'::jsonb))
-  FROM latest
-$$;

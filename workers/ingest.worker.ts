@@ -4,7 +4,7 @@ import { adapters } from '../providers/index.js';
 import { listPendingInboxIds } from '../src/db/inbox.js';
 import { withTransaction } from '../src/db/pool.js';
 import { enqueueInboxRows } from '../src/ingest/inbox-queue.js';
-import { processInboxRow } from '../src/ingest/process-inbox.js';
+import { processInbox } from '../src/ingest/process-inbox.js';
 import { parseJobPayload } from '../src/queue/catalog.js';
 import type { WorkerDeps } from './worker-deps.js';
 
@@ -21,14 +21,14 @@ export function ingestProcessor(deps: WorkerDeps) {
       return { requeued: pending.length };
     }
     const { inboxId } = parseJobPayload('ingest.process', job.data);
-    const outcome = await withTransaction(deps.pool, (tx) => processInboxRow(tx, inboxId, adapters, { includeProcessed: false }));
-    // Null: already processed, or another worker holds the row right now.
-    if (!outcome) return { inboxId, skipped: true };
-    const { provider } = outcome;
-    deps.metrics.samplesIngested.inc({ provider, result: 'stored' }, outcome.samples);
-    deps.metrics.samplesIngested.inc({ provider, result: 'skipped' }, outcome.skipped);
-    deps.metrics.samplesIngested.inc({ provider, result: 'unmapped' }, outcome.unmapped);
-    if (outcome.error) deps.log.warn({ inboxId, error: outcome.error }, 'inbox payload could not be normalized');
-    return { inboxId, samples: outcome.samples, vehicles: outcome.changedVehicleIds.length };
+    // The row may already be done: processed with an earlier job's batch, or held by another worker.
+    const outcome = await withTransaction(deps.pool, (tx) => processInbox(tx, inboxId, adapters, { includeProcessed: false, batch: true }));
+    for (const row of outcome.rows) {
+      deps.metrics.samplesIngested.inc({ provider: row.provider, result: 'stored' }, row.samples);
+      deps.metrics.samplesIngested.inc({ provider: row.provider, result: 'skipped' }, row.skipped);
+      deps.metrics.samplesIngested.inc({ provider: row.provider, result: 'unmapped' }, row.unmapped);
+      if (row.error) deps.log.warn({ inboxId: row.inboxId, error: row.error }, 'inbox payload could not be normalized');
+    }
+    return { inboxId, rows: outcome.rows.length, vehicles: outcome.changedVehicleIds.length };
   };
 }

@@ -35,17 +35,21 @@ export async function insertInboxRow(q: Queryable, row: NewInboxRow): Promise<{ 
 }
 
 /**
- * Locks one inbox row for processing. SKIP LOCKED: a row another worker is processing is not
- * waited for (that worker owns it); `includeProcessed` re-processes a finished row (replay).
+ * Locks inbox rows for processing: the given one and, to batch under load, up to `alsoPending`
+ * more of the oldest unprocessed rows. SKIP LOCKED: a row another worker holds is that worker's;
+ * `includeProcessed` re-processes a finished row (replay).
  */
-export async function lockInboxRow(q: Queryable, id: number, includeProcessed: boolean): Promise<InboxRow | null> {
+export async function lockInboxRows(q: Queryable, id: number, options: { includeProcessed: boolean; alsoPending: number }): Promise<InboxRow[]> {
   const result = await q.query<InboxRow>({
-    name: includeProcessed ? 'lock-inbox-row-any' : 'lock-inbox-row-pending',
-    text: `SELECT ${inboxColumns} FROM ingest_inbox WHERE id = $1 ${includeProcessed ? '' : 'AND processed_at IS NULL'}
+    name: options.includeProcessed ? 'lock-inbox-rows-any' : 'lock-inbox-rows-pending',
+    text: `SELECT ${inboxColumns} FROM ingest_inbox
+           WHERE (id = $1 ${options.includeProcessed ? '' : 'AND processed_at IS NULL'})
+              OR id IN (SELECT id FROM ingest_inbox WHERE processed_at IS NULL AND id <> $1 ORDER BY id LIMIT $2)
+           ORDER BY id
            FOR UPDATE SKIP LOCKED`,
-    values: [id],
+    values: [id, options.alsoPending],
   });
-  return result.rows[0] ?? null;
+  return result.rows;
 }
 
 export interface InboxOutcome {
@@ -55,13 +59,17 @@ export interface InboxOutcome {
   error: string | null;
 }
 
-export async function markInboxProcessed(q: Queryable, id: number, outcome: InboxOutcome): Promise<void> {
+export async function markInboxProcessed(q: Queryable, outcomes: ReadonlyArray<InboxOutcome & { inboxId: number }>): Promise<void> {
   await q.query({
     name: 'mark-inbox-processed',
-    text: `UPDATE ingest_inbox SET processed_at = clock_timestamp(), samples_count = $2, skipped_count = $3,
-             unmapped_count = $4, error = $5
-           WHERE id = $1`,
-    values: [id, outcome.samples, outcome.skipped, outcome.unmapped, outcome.error],
+    text: `UPDATE ingest_inbox i SET processed_at = clock_timestamp(), samples_count = o.samples, skipped_count = o.skipped,
+             unmapped_count = o.unmapped, error = o.error
+           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS o(id, samples, skipped, unmapped, error)
+           WHERE i.id = o.id`,
+    values: [
+      outcomes.map((o) => o.inboxId), outcomes.map((o) => o.samples), outcomes.map((o) => o.skipped),
+      outcomes.map((o) => o.unmapped), outcomes.map((o) => o.error),
+    ],
   });
 }
 

@@ -1,5 +1,6 @@
 /** Statements of the ingest path: vehicle mapping, latest state per signal, events, unmapped counts. */
 import type { EventRow, LatestSample, UnmappedCount, VehicleSummary } from '../ingest/ingest-plan.js';
+import { readModelPatches } from '../ingest/read-model-patch.js';
 import type { Queryable } from './pool.js';
 
 /** Our vehicle id for each provider vehicle id of the connection that has one. */
@@ -18,6 +19,8 @@ export interface StateChange {
   vehicleId: string;
   /** A value changed, not only a time: the vehicle's updated_at moves. */
   valueChanged: boolean;
+  /** The samples that replaced stored ones (newer), to patch the read model with. */
+  written: LatestSample[];
 }
 
 /**
@@ -26,24 +29,20 @@ export interface StateChange {
  */
 export async function upsertLatestSignals(q: Queryable, latest: readonly LatestSample[]): Promise<StateChange[]> {
   if (latest.length === 0) return [];
-  const result = await q.query<StateChange>({
+  // value_changed_at equals recorded_at exactly when this write changed the value (or created the row).
+  // Only keys come back: the values are already here, and decoding them again costs the worker CPU.
+  const result = await q.query<{ vehicleId: string; signal: string; valueChanged: boolean }>({
     name: 'upsert-latest-signals',
-    text: `WITH incoming AS (
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::jsonb[], $5::text[])
-               AS t(vehicle_id, signal, recorded_at, value, source)
-           ), previous AS (
-             SELECT s.vehicle_id, s.signal, s.value FROM vehicle_signals s JOIN incoming USING (vehicle_id, signal)
-           ), written AS (
-             INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source)
-             SELECT vehicle_id, signal, recorded_at, value, source FROM incoming ORDER BY vehicle_id, signal
-             ON CONFLICT (vehicle_id, signal) DO UPDATE
-               SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source
-               WHERE excluded.recorded_at > cur.recorded_at
-             RETURNING vehicle_id, signal, value
-           )
-           SELECT written.vehicle_id AS "vehicleId", bool_or(previous.value IS DISTINCT FROM written.value) AS "valueChanged"
-           FROM written LEFT JOIN previous USING (vehicle_id, signal)
-           GROUP BY written.vehicle_id ORDER BY written.vehicle_id`,
+    text: `INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
+           SELECT vehicle_id, signal, recorded_at, value, source, recorded_at
+           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::jsonb[], $5::text[])
+             AS t(vehicle_id, signal, recorded_at, value, source)
+           ORDER BY vehicle_id, signal
+           ON CONFLICT (vehicle_id, signal) DO UPDATE
+             SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source,
+                 value_changed_at = CASE WHEN cur.value IS DISTINCT FROM excluded.value THEN excluded.recorded_at ELSE cur.value_changed_at END
+             WHERE excluded.recorded_at > cur.recorded_at
+           RETURNING vehicle_id AS "vehicleId", signal, value_changed_at = recorded_at AS "valueChanged"`,
     values: [
       latest.map((s) => s.vehicleId),
       latest.map((s) => s.signal),
@@ -52,12 +51,22 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
       latest.map((s) => s.source),
     ],
   });
-  return result.rows;
+  const byKey = new Map(latest.map((sample) => [`${sample.vehicleId}\u0000${sample.signal}`, sample]));
+  const changes = new Map<string, StateChange>();
+  for (const { vehicleId, signal, valueChanged } of result.rows) {
+    const change = changes.get(vehicleId) ?? { vehicleId, valueChanged: false, written: [] };
+    change.valueChanged ||= valueChanged;
+    change.written.push(byKey.get(`${vehicleId}\u0000${signal}`)!);
+    changes.set(vehicleId, change);
+  }
+  return [...changes.values()].sort((a, b) => (a.vehicleId < b.vehicleId ? -1 : 1));
 }
 
 /**
- * Rebuilds `signals` of the vehicles whose state moved, advances as_of and the ECU odometer time,
- * and moves updated_at only where a value changed (a repeated value refreshes times silently).
+ * Patches `signals` of the vehicles whose state moved with the samples that won, advances as_of
+ * and the ECU odometer time, and moves updated_at only where a value changed (a repeated value
+ * refreshes times silently). The odometer is replaced only by a newer one (ISO texts compare in
+ * time order).
  */
 export async function applyVehicleState(
   q: Queryable,
@@ -65,21 +74,29 @@ export async function applyVehicleState(
   summaries: ReadonlyMap<string, VehicleSummary>,
 ): Promise<void> {
   if (changes.length === 0) return;
+  const patches = new Map(readModelPatches(changes.flatMap((c) => c.written)).map((p) => [p.vehicleId, p]));
   await q.query({
     name: 'apply-vehicle-state',
     text: `UPDATE vehicles v SET
-             signals = vehicle_signals_json(v.id),
+             signals = v.signals || c.signals
+               || jsonb_build_object('observed_at', coalesce(v.signals -> 'observed_at', '{}'::jsonb) || c.observed_at)
+               || CASE WHEN c.odometer IS NOT NULL
+                        AND (v.signals -> 'odometer' IS NULL OR v.signals -> 'odometer' ->> 'as_of' <= c.odometer ->> 'as_of')
+                       THEN jsonb_build_object('odometer', c.odometer) ELSE '{}'::jsonb END,
              as_of = greatest(v.as_of, c.newest_at),
              ecu_odometer_at = greatest(v.ecu_odometer_at, c.ecu_odometer_at),
              updated_at = CASE WHEN c.value_changed THEN clock_timestamp() ELSE v.updated_at END
-           FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::timestamptz[])
-             AS c(vehicle_id, value_changed, newest_at, ecu_odometer_at)
+           FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::jsonb[])
+             AS c(vehicle_id, value_changed, newest_at, ecu_odometer_at, signals, observed_at, odometer)
            WHERE v.id = c.vehicle_id`,
     values: [
       changes.map((c) => c.vehicleId),
       changes.map((c) => c.valueChanged),
       changes.map((c) => summaries.get(c.vehicleId)?.newestAt ?? null),
       changes.map((c) => summaries.get(c.vehicleId)?.ecuOdometerAt ?? null),
+      changes.map((c) => JSON.stringify(patches.get(c.vehicleId)?.signals ?? {})),
+      changes.map((c) => JSON.stringify(patches.get(c.vehicleId)?.observedAt ?? {})),
+      changes.map((c) => { const odometer = patches.get(c.vehicleId)?.odometer; return odometer ? JSON.stringify(odometer) : null; }),
     ],
   });
 }

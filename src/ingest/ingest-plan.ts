@@ -25,6 +25,7 @@ export interface VehicleSummary {
 }
 
 export interface UnmappedCount {
+  connectionId: string;
   providerVehicleId: string;
   samples: number;
   firstSeenAt: Date;
@@ -55,6 +56,7 @@ export function planIngest(
   vehicleIds: ReadonlyMap<string, string>,
   source: string,
   receivedAt: Date,
+  connectionId: string,
 ): IngestPlan {
   const latest = new Map<string, LatestSample>();
   const vehicles = new Map<string, VehicleSummary>();
@@ -76,7 +78,7 @@ export function planIngest(
         if (sample.recordedAt < count.firstSeenAt) count.firstSeenAt = sample.recordedAt;
         if (sample.recordedAt > count.lastSeenAt) count.lastSeenAt = sample.recordedAt;
       } else {
-        unmapped.set(sample.providerVehicleId, { providerVehicleId: sample.providerVehicleId, samples: 1, firstSeenAt: sample.recordedAt, lastSeenAt: sample.recordedAt });
+        unmapped.set(sample.providerVehicleId, { connectionId, providerVehicleId: sample.providerVehicleId, samples: 1, firstSeenAt: sample.recordedAt, lastSeenAt: sample.recordedAt });
       }
       continue;
     }
@@ -108,8 +110,6 @@ export function planIngest(
     }
   }
 
-  // Sorted by vehicle so concurrent batches lock rows in the same order (no deadlocks).
-  const byVehicle = <T extends { vehicleId: string }>(rows: T[]) => rows.sort((a, b) => (a.vehicleId < b.vehicleId ? -1 : a.vehicleId > b.vehicleId ? 1 : 0));
   return {
     readings,
     latest: byVehicle([...latest.values()]),
@@ -117,5 +117,56 @@ export function planIngest(
     vehicles: byVehicle([...vehicles.values()]),
     unmapped: [...unmapped.values()],
     rejected,
+  };
+}
+
+// Sorted by vehicle so concurrent batches lock rows in the same order (no deadlocks).
+function byVehicle<T extends { vehicleId: string }>(rows: T[]): T[] {
+  return rows.sort((a, b) => (a.vehicleId < b.vehicleId ? -1 : a.vehicleId > b.vehicleId ? 1 : 0));
+}
+
+/** One plan for several payloads written together: still one newest sample per vehicle and signal. */
+export function mergePlans(plans: readonly IngestPlan[]): IngestPlan {
+  if (plans.length === 1) return plans[0]!;
+  const latest = new Map<string, LatestSample>();
+  const vehicles = new Map<string, VehicleSummary>();
+  // One count per connection and provider vehicle: the upsert may touch each row once.
+  const unmapped = new Map<string, UnmappedCount>();
+  for (const plan of plans) {
+    for (const count of plan.unmapped) {
+      const key = `${count.connectionId}\u0000${count.providerVehicleId}`;
+      const current = unmapped.get(key);
+      unmapped.set(key, current
+        ? {
+            ...current,
+            samples: current.samples + count.samples,
+            firstSeenAt: count.firstSeenAt < current.firstSeenAt ? count.firstSeenAt : current.firstSeenAt,
+            lastSeenAt: count.lastSeenAt > current.lastSeenAt ? count.lastSeenAt : current.lastSeenAt,
+          }
+        : count);
+    }
+    for (const sample of plan.latest) {
+      const key = `${sample.vehicleId}\u0000${sample.signal}`;
+      const current = latest.get(key);
+      if (!current || sample.recordedAt > current.recordedAt) latest.set(key, sample);
+    }
+    for (const summary of plan.vehicles) {
+      const current = vehicles.get(summary.vehicleId);
+      vehicles.set(summary.vehicleId, current
+        ? {
+            vehicleId: summary.vehicleId,
+            newestAt: summary.newestAt > current.newestAt ? summary.newestAt : current.newestAt,
+            ecuOdometerAt: !current.ecuOdometerAt || (summary.ecuOdometerAt && summary.ecuOdometerAt > current.ecuOdometerAt) ? summary.ecuOdometerAt : current.ecuOdometerAt,
+          }
+        : summary);
+    }
+  }
+  return {
+    readings: plans.flatMap((p) => p.readings),
+    latest: byVehicle([...latest.values()]),
+    events: plans.flatMap((p) => p.events),
+    vehicles: byVehicle([...vehicles.values()]),
+    unmapped: [...unmapped.values()],
+    rejected: plans.reduce((sum, p) => sum + p.rejected, 0),
   };
 }

@@ -7,7 +7,7 @@
 import type { ProviderAdapter } from '../../providers/types.js';
 import { countInboxSince, listInboxIdsSince } from '../db/inbox.js';
 import { withTransaction, type Pool } from '../db/pool.js';
-import { processInboxRow } from './process-inbox.js';
+import { processInbox } from './process-inbox.js';
 
 export interface ReplayProgress {
   done: number;
@@ -40,14 +40,13 @@ export async function replayInbox(
     const ids = await listInboxIdsSince(pool, filter.since, filter.provider, afterId, pageSize);
     if (ids.length === 0) break;
     for (const id of ids) {
-      const outcome = await withTransaction(pool, (tx) => processInboxRow(tx, id, adapters, { includeProcessed: true }));
+      const outcome = await withTransaction(pool, (tx) => processInbox(tx, id, adapters, { includeProcessed: true, batch: false }));
       summary.rows++;
-      if (!outcome) summary.busy++;
-      else if (outcome.error) summary.failed++;
-      else {
-        summary.samples += outcome.samples;
-        for (const vehicleId of outcome.changedVehicleIds) changed.add(vehicleId);
-      }
+      const row = outcome.rows[0];
+      if (!row) summary.busy++;
+      else if (row.error) summary.failed++;
+      else summary.samples += row.samples;
+      for (const vehicleId of outcome.changedVehicleIds) changed.add(vehicleId);
       onProgress({ done: summary.rows, total: Math.max(total, summary.rows) });
     }
     afterId = ids.at(-1)!;

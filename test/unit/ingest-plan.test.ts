@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/domain/sample.js';
-import { planIngest } from '../../src/ingest/ingest-plan.js';
+import { mergePlans, planIngest } from '../../src/ingest/ingest-plan.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 4, 14, minute));
@@ -24,6 +24,7 @@ describe('planIngest', () => {
       ids,
       'samsara',
       receivedAt,
+      'conn-1',
     );
     expect(plan.readings).toHaveLength(5);
     expect(plan.readings[2]).toEqual({ vehicleId: 'v-b', signal: 'location', recordedAt: at(2), valueNum: null, valueJson: { lat: 41.8, lon: -87.6, heading: null }, source: 'samsara' });
@@ -40,8 +41,8 @@ describe('planIngest', () => {
   });
 
   it('counts samples of unmapped vehicles instead of dropping them silently', () => {
-    const plan = planIngest([sample('ghost', 'fuel_percent', 3, 1), sample('ghost', 'speed_kph', 1, 2), sample('truck-1', 'speed_kph', 1, 3)], [], ids, 'generic', receivedAt);
-    expect(plan.unmapped).toEqual([{ providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(3) }]);
+    const plan = planIngest([sample('ghost', 'fuel_percent', 3, 1), sample('ghost', 'speed_kph', 1, 2), sample('truck-1', 'speed_kph', 1, 3)], [], ids, 'generic', receivedAt, 'conn-1');
+    expect(plan.unmapped).toEqual([{ connectionId: 'conn-1', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(3) }]);
     expect(plan.readings).toHaveLength(1);
   });
 
@@ -50,9 +51,26 @@ describe('planIngest', () => {
     const plan = planIngest([future], [
       { providerVehicleId: 'truck-2', kind: 'hard_brake', recordedAt: at(2), g: 0.45 },
       { providerVehicleId: 'ghost', kind: 'impact', recordedAt: at(2), g: 3 },
-    ], ids, 'motive', receivedAt);
+    ], ids, 'motive', receivedAt, 'conn-1');
     expect(plan.rejected).toBe(1);
     expect(plan.readings).toEqual([]);
     expect(plan.events).toEqual([{ vehicleId: 'v-a', kind: 'hard_brake', recordedAt: at(2), g: 0.45, source: 'motive' }]);
+  });
+});
+
+describe('mergePlans', () => {
+  it('keeps every reading, the newest sample per vehicle and signal across payloads, and merged summaries', () => {
+    const first = planIngest([sample('truck-1', 'fuel_percent', 3, 60), sample('truck-2', 'odometer_km', 2, 10)], [], ids, 'generic', receivedAt, 'c');
+    const second = planIngest([sample('truck-1', 'fuel_percent', 4, 59), sample('truck-2', 'odometer_km', 1, 9), sample('ghost', 'fuel_percent', 1, 1)], [], ids, 'generic', receivedAt, 'c');
+    const merged = mergePlans([first, second]);
+    expect(merged.readings).toHaveLength(4);
+    expect(merged.latest.map((s) => [s.vehicleId, s.signal, s.value])).toEqual([['v-a', 'odometer_km', 10], ['v-b', 'fuel_percent', 59]]);
+    expect(merged.vehicles).toEqual([
+      { vehicleId: 'v-a', newestAt: at(2), ecuOdometerAt: at(2) },
+      { vehicleId: 'v-b', newestAt: at(4), ecuOdometerAt: null },
+    ]);
+    const third = planIngest([sample('ghost', 'speed_kph', 5, 1)], [], ids, 'generic', receivedAt, 'c');
+    expect(mergePlans([second, third]).unmapped).toEqual([{ connectionId: 'c', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(5) }]);
+    expect(mergePlans([first])).toBe(first);
   });
 });

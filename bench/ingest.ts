@@ -1,0 +1,175 @@
+/**
+ * End-to-end ingestion beside its physical ceiling, in one run:
+ * - the real path: signed HTTP pushes of simulator batches → inbox → ingest worker → readings and
+ *   latest vehicle state, with the API and the worker as separate processes;
+ * - the ceiling: the same reading rows COPYed (10k-row batches) into an identical bare table.
+ * Prints readings/s for both and their ratio, push-to-visible latency p50/p99, and the memory of
+ * each process as the volume grows. Target: end-to-end ≥ 0.3 × COPY, memory flat.
+ */
+import { readFileSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import copyStreams from 'pg-copy-streams';
+import { normalizeGeneric } from '../providers/generic.js';
+import { createSimulatedFleet, signSimulatedBody } from '../providers/simulator.js';
+import type { Pool } from '../src/db/pool.js';
+import { encryptJson } from '../src/security/secrets.js';
+import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+
+const vehicleCount = 1000;
+const readingsPerPush = 100;
+const pushConcurrency = 8;
+const copyBatchRows = 10_000;
+
+interface Batch {
+  body: string;
+  samples: number;
+}
+
+/** Signed simulator batches holding at least `target` samples, generated before the clock starts. */
+function generateBatches(target: number, vehicleIds: string[]): Batch[] {
+  const fleet = createSimulatedFleet({ seed: 42, vehicleCount, start: new Date('2026-11-02T06:00:00Z'), idPrefix: 'bench' });
+  const known = new Set(vehicleIds);
+  const batches: Batch[] = [];
+  let total = 0;
+  while (total < target) {
+    const { payload } = fleet.tick(30);
+    for (let i = 0; i < payload.readings.length && total < target; i += readingsPerPush) {
+      const body = JSON.stringify({ readings: payload.readings.slice(i, i + readingsPerPush) });
+      const normalized = normalizeGeneric({ contentType: 'application/json', body });
+      const samples = normalized.ok ? normalized.samples.filter((s) => known.has(s.providerVehicleId)).length : 0;
+      batches.push({ body, samples });
+      total += samples;
+    }
+  }
+  return batches;
+}
+
+async function seed(pool: Pool, secret: string): Promise<{ connectionId: string; vehicleIds: string[] }> {
+  const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Ingest Bench') RETURNING id`);
+  const connection = await pool.query<{ id: string }>(
+    `INSERT INTO provider_connections (company_id, provider, config_ciphertext) VALUES ($1, 'simulator', $2) RETURNING id`,
+    [company.rows[0]!.id, encryptJson(benchConfig.secretsKey, { webhook_secret: secret })],
+  );
+  const fleet = createSimulatedFleet({ seed: 42, vehicleCount, start: new Date('2026-11-02T06:00:00Z'), idPrefix: 'bench' });
+  await pool.query(
+    `INSERT INTO vehicles (company_id, name, vin, telematics_provider, provider_connection_id, provider_vehicle_id)
+     SELECT $1, v.name, v.vin, 'simulator', $2, v.id FROM unnest($3::text[], $4::text[], $5::text[]) AS v(id, name, vin)`,
+    [company.rows[0]!.id, connection.rows[0]!.id, fleet.vehicles.map((v) => v.providerVehicleId), fleet.vehicles.map((v) => v.name), fleet.vehicles.map((v) => v.vin)],
+  );
+  return { connectionId: connection.rows[0]!.id, vehicleIds: fleet.vehicles.map((v) => v.providerVehicleId) };
+}
+
+/** Resident memory of a process in MiB, and its peak so far, from /proc. */
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function copyCeiling(pool: Pool): Promise<{ rows: number; seconds: number }> {
+  await pool.query(`CREATE TABLE readings_bare (LIKE readings INCLUDING ALL) PARTITION BY RANGE (recorded_at)`);
+  await pool.query(`CREATE TABLE readings_bare_default PARTITION OF readings_bare DEFAULT`);
+  const months = await pool.query<{ name: string }>(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'readings'::regclass AND inhrelid::regclass::text <> 'readings_default'`);
+  for (const { name } of months.rows) {
+    const month = name.replace('readings_', '').replace('_', '-');
+    await pool.query(`CREATE TABLE ${name}_bare PARTITION OF readings_bare FOR VALUES FROM ('${month}-01') TO (('${month}-01'::date + interval '1 month'))`);
+  }
+  // The exact rows the pipeline stored, as COPY text, read before the clock starts.
+  const client = await pool.connect();
+  const chunks: Buffer[] = [];
+  await pipeline(client.query(copyStreams.to(`COPY (SELECT vehicle_id, signal, recorded_at, value_num, value_json, source FROM readings) TO STDOUT`)), async function* (source) {
+    for await (const chunk of source) chunks.push(chunk as Buffer);
+  });
+  const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < lines.length; i += copyBatchRows) {
+    const batch = `${lines.slice(i, i + copyBatchRows).join('\n')}\n`;
+    await pipeline(Readable.from([batch]), client.query(copyStreams.from(`COPY readings_bare (vehicle_id, signal, recorded_at, value_num, value_json, source) FROM STDIN`)));
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  client.release();
+  return { rows: lines.length, seconds };
+}
+
+export async function benchIngest(args: string[]): Promise<Record<string, unknown>> {
+  const flag = args.indexOf('--readings');
+  const target = flag >= 0 ? Number(args[flag + 1]) : 1_000_000;
+  const secret = 'bench-simulator-secret';
+  const { url: databaseUrl, pool } = await freshDatabase('ingest');
+  const { connectionId, vehicleIds } = await seed(pool, secret);
+  console.log(`generating ${target.toLocaleString()} samples of ${vehicleCount} simulated vehicles…`);
+  const batches = generateBatches(target, vehicleIds);
+  const prefix = `{bench${Date.now()}}`;
+  const env = { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '' };
+
+  const services: Service[] = [];
+  try {
+    const api = await startService('src/main.js', ['api'], env, 3911, '/readyz');
+    services.push(api);
+    const worker = await startService('src/main.js', ['worker', 'ingest'], env, 3912, '/readyz');
+    services.push(worker);
+
+    const memory: Array<{ progress: string; api: ReturnType<typeof memoryOf>; worker: ReturnType<typeof memoryOf> }> = [];
+    const sentAt = new Map<number, number>();
+    let next = 0;
+    let pushed = 0;
+    const checkpoints = [0.25, 0.5, 0.75, 1];
+    const started = Date.now();
+    const pushOne = async (batch: Batch) => {
+      const sendTime = Date.now();
+      const response = await fetch(`${api.url}/ingest/v1/simulator/${connectionId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(batch.body, secret) },
+        body: batch.body,
+      });
+      if (response.status !== 202) throw new Error(`push answered ${response.status}: ${await response.text()}`);
+      sentAt.set(((await response.json()) as { data: { inbox_id: number } }).data.inbox_id, sendTime);
+      pushed++;
+      while (checkpoints.length > 0 && pushed / batches.length >= checkpoints[0]!) {
+        memory.push({ progress: `${checkpoints.shift()! * 100}% pushed`, api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });
+      }
+    };
+    await Promise.all(Array.from({ length: pushConcurrency }, async () => {
+      while (next < batches.length) await pushOne(batches[next++]!);
+    }));
+    const pushSeconds = (Date.now() - started) / 1000;
+    for (;;) {
+      const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`);
+      if (rows[0]!.n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const processed = await pool.query<{ id: number; processedAt: Date }>(`SELECT id, processed_at AS "processedAt" FROM ingest_inbox`);
+    const finished = Math.max(...processed.rows.map((r) => r.processedAt.getTime()));
+    const latencies = processed.rows.map((r) => r.processedAt.getTime() - (sentAt.get(r.id) ?? r.processedAt.getTime())).sort((a, b) => a - b);
+    memory.push({ progress: 'all visible', api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });
+    const stored = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM readings`)).rows[0]!.n;
+    const e2eSeconds = (finished - started) / 1000;
+    const e2eRate = Math.round(stored / e2eSeconds);
+
+    const copy = await copyCeiling(pool);
+    const copyRate = Math.round(copy.rows / copy.seconds);
+    const ratio = e2eRate / copyRate;
+
+    printTable(`Ingestion, ${stored.toLocaleString()} readings from ${batches.length} pushes of ${readingsPerPush} vehicle readings, ${pushConcurrency} concurrent`, [
+      { path: 'end to end (push → inbox → worker → readings + state)', 'readings/s': e2eRate, seconds: e2eSeconds.toFixed(1) },
+      { path: 'raw COPY of the same rows (10k-row batches)', 'readings/s': copyRate, seconds: copy.seconds.toFixed(1) },
+    ]);
+    console.log(`ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ 0.3: ${ratio >= 0.3 ? 'met' : 'missed'})`);
+    console.log(`all pushes accepted in ${pushSeconds.toFixed(1)} s; push-to-visible latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`);
+    printTable('Memory (MiB) as the volume grows', memory.map((m) => ({
+      point: m.progress, 'api rss': m.api.rssMiB, 'api peak': m.api.peakMiB, 'worker rss': m.worker.rssMiB, 'worker peak': m.worker.peakMiB,
+    })));
+    return {
+      readings: stored, pushes: batches.length, e2eReadingsPerSecond: e2eRate, copyReadingsPerSecond: copyRate, ratio,
+      latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) }, memory, target: ratio >= 0.3 ? 'met' : 'missed',
+    };
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+    await pool.end();
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * How newly written latest samples change a vehicle's `signals` read model, as a pure function:
+ * scalars by value, objects with their own `as_of`, every signal's time under `observed_at`, and
+ * `odometer` ({km, as_of, source}) from the newest of the ECU (or manual) and GPS-derived series.
+ * Applying patches in commit order keeps `signals` equal to a rebuild from `vehicle_signals`.
+ */
+import type { LatestSample } from './ingest-plan.js';
+
+export interface ReadModelPatch {
+  vehicleId: string;
+  /** Top-level keys to set (odometer excluded: it is set only when newer than the stored one). */
+  signals: Record<string, unknown>;
+  observedAt: Record<string, string>;
+  odometer: { km: number; as_of: string; source: string } | null;
+}
+
+const odometerSeries = new Set(['odometer_km', 'gps_odometer_km']);
+
+export function readModelPatches(written: readonly LatestSample[]): ReadModelPatch[] {
+  const patches = new Map<string, ReadModelPatch>();
+  for (const sample of written) {
+    const patch = patches.get(sample.vehicleId) ?? { vehicleId: sample.vehicleId, signals: {}, observedAt: {}, odometer: null };
+    const asOf = sample.recordedAt.toISOString();
+    patch.observedAt[sample.signal] = asOf;
+    if (odometerSeries.has(sample.signal)) {
+      if (!patch.odometer || asOf > patch.odometer.as_of) patch.odometer = { km: sample.value as number, as_of: asOf, source: sample.source };
+    } else if (typeof sample.value === 'object' && sample.value !== null && !Array.isArray(sample.value)) {
+      patch.signals[sample.signal] = { ...(sample.value as Record<string, unknown>), as_of: asOf };
+    } else {
+      patch.signals[sample.signal] = sample.value;
+    }
+    patches.set(sample.vehicleId, patch);
+  }
+  return [...patches.values()];
+}
