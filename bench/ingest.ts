@@ -26,9 +26,14 @@ interface Batch {
   samples: number;
 }
 
-/** Signed simulator batches holding at least `target` samples, generated before the clock starts. */
-function generateBatches(target: number, vehicleIds: string[]): Batch[] {
-  const fleet = createSimulatedFleet({ seed: 42, vehicleCount, start: new Date('2026-11-02T06:00:00Z'), idPrefix: 'bench' });
+type Fleet = ReturnType<typeof createSimulatedFleet>;
+
+function benchFleet(): Fleet {
+  return createSimulatedFleet({ seed: 42, vehicleCount, start: new Date('2026-11-02T06:00:00Z'), idPrefix: 'bench' });
+}
+
+/** Simulator batches holding at least `target` samples, generated before the clock starts. */
+function generateBatches(fleet: Fleet, target: number, vehicleIds: string[]): Batch[] {
   const known = new Set(vehicleIds);
   const batches: Batch[] = [];
   let total = 0;
@@ -51,7 +56,7 @@ async function seed(pool: Pool, secret: string): Promise<{ connectionId: string;
     `INSERT INTO provider_connections (company_id, provider, config_ciphertext) VALUES ($1, 'simulator', $2) RETURNING id`,
     [company.rows[0]!.id, encryptJson(benchConfig.secretsKey, { webhook_secret: secret })],
   );
-  const fleet = createSimulatedFleet({ seed: 42, vehicleCount, start: new Date('2026-11-02T06:00:00Z'), idPrefix: 'bench' });
+  const fleet = benchFleet();
   await pool.query(
     `INSERT INTO vehicles (company_id, name, vin, telematics_provider, provider_connection_id, provider_vehicle_id)
      SELECT $1, v.name, v.vin, 'simulator', $2, v.id FROM unnest($3::text[], $4::text[], $5::text[]) AS v(id, name, vin)`,
@@ -71,7 +76,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function copyCeiling(pool: Pool): Promise<{ rows: number; seconds: number }> {
+/** COPY of the rows stored before `until` (the throughput phase), timed, into an identical bare table. */
+async function copyCeiling(pool: Pool, until: Date): Promise<{ rows: number; seconds: number }> {
   await pool.query(`CREATE TABLE readings_bare (LIKE readings INCLUDING ALL) PARTITION BY RANGE (recorded_at)`);
   await pool.query(`CREATE TABLE readings_bare_default PARTITION OF readings_bare DEFAULT`);
   const months = await pool.query<{ name: string }>(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'readings'::regclass AND inhrelid::regclass::text <> 'readings_default'`);
@@ -82,7 +88,8 @@ async function copyCeiling(pool: Pool): Promise<{ rows: number; seconds: number 
   // The exact rows the pipeline stored, as COPY text, read before the clock starts.
   const client = await pool.connect();
   const chunks: Buffer[] = [];
-  await pipeline(client.query(copyStreams.to(`COPY (SELECT vehicle_id, signal, recorded_at, value_num, value_json, source FROM readings) TO STDOUT`)), async function* (source) {
+  const select = `SELECT vehicle_id, signal, recorded_at, value_num, value_json, source FROM readings WHERE received_at < '${until.toISOString()}'`;
+  await pipeline(client.query(copyStreams.to(`COPY (${select}) TO STDOUT`)), async function* (source) {
     for await (const chunk of source) chunks.push(chunk as Buffer);
   });
   const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
@@ -103,7 +110,8 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
   const { url: databaseUrl, pool } = await freshDatabase('ingest');
   const { connectionId, vehicleIds } = await seed(pool, secret);
   console.log(`generating ${target.toLocaleString()} samples of ${vehicleCount} simulated vehicles…`);
-  const batches = generateBatches(target, vehicleIds);
+  const fleet = benchFleet();
+  const batches = generateBatches(fleet, target, vehicleIds);
   const prefix = `{bench${Date.now()}}`;
   const env = { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '' };
 
@@ -116,10 +124,8 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
 
     const memory: Array<{ progress: string; api: ReturnType<typeof memoryOf>; worker: ReturnType<typeof memoryOf> }> = [];
     const sentAt = new Map<number, number>();
-    let next = 0;
     let pushed = 0;
     const checkpoints = [0.25, 0.5, 0.75, 1];
-    const started = Date.now();
     const pushOne = async (batch: Batch) => {
       const sendTime = Date.now();
       const response = await fetch(`${api.url}/ingest/v1/simulator/${connectionId}`, {
@@ -134,24 +140,49 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         memory.push({ progress: `${checkpoints.shift()! * 100}% pushed`, api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });
       }
     };
+    const waitVisible = async () => {
+      for (;;) {
+        const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`);
+        if (rows[0]!.n === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const latenciesSince = async (firstId: number) => {
+      const { rows } = await pool.query<{ id: number; processedAt: Date }>(`SELECT id, processed_at AS "processedAt" FROM ingest_inbox WHERE id >= $1`, [firstId]);
+      return {
+        finished: Math.max(...rows.map((r) => r.processedAt.getTime())),
+        latencies: rows.map((r) => r.processedAt.getTime() - sentAt.get(r.id)!).sort((a, b) => a - b),
+      };
+    };
+
+    // Phase 1, throughput: push as fast as the API accepts; the worker drains the backlog.
+    let next = 0;
+    const started = Date.now();
     await Promise.all(Array.from({ length: pushConcurrency }, async () => {
       while (next < batches.length) await pushOne(batches[next++]!);
     }));
     const pushSeconds = (Date.now() - started) / 1000;
-    for (;;) {
-      const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`);
-      if (rows[0]!.n === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const processed = await pool.query<{ id: number; processedAt: Date }>(`SELECT id, processed_at AS "processedAt" FROM ingest_inbox`);
-    const finished = Math.max(...processed.rows.map((r) => r.processedAt.getTime()));
-    const latencies = processed.rows.map((r) => r.processedAt.getTime() - (sentAt.get(r.id) ?? r.processedAt.getTime())).sort((a, b) => a - b);
+    await waitVisible();
+    const saturated = await latenciesSince(0);
     memory.push({ progress: 'all visible', api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });
     const stored = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM readings`)).rows[0]!.n;
-    const e2eSeconds = (finished - started) / 1000;
+    const e2eSeconds = (saturated.finished - started) / 1000;
     const e2eRate = Math.round(stored / e2eSeconds);
 
-    const copy = await copyCeiling(pool);
+    // Phase 2, latency: pushes paced at half the measured throughput for 10 s, so nothing queues up.
+    const phaseTwo = new Date();
+    const paced = generateBatches(fleet, Math.round(e2eRate * 0.5 * 10), vehicleIds);
+    const firstPacedId = Math.max(...sentAt.keys()) + 1;
+    const intervalMs = 10_000 / paced.length;
+    const pacedStart = Date.now();
+    await Promise.all(paced.map(async (batch, i) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + i * intervalMs - Date.now())));
+      await pushOne(batch);
+    }));
+    await waitVisible();
+    const unloaded = await latenciesSince(firstPacedId);
+
+    const copy = await copyCeiling(pool, phaseTwo);
     const copyRate = Math.round(copy.rows / copy.seconds);
     const ratio = e2eRate / copyRate;
 
@@ -160,13 +191,19 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       { path: 'raw COPY of the same rows (10k-row batches)', 'readings/s': copyRate, seconds: copy.seconds.toFixed(1) },
     ]);
     console.log(`ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ 0.3: ${ratio >= 0.3 ? 'met' : 'missed'})`);
-    console.log(`all pushes accepted in ${pushSeconds.toFixed(1)} s; push-to-visible latency p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`);
+    console.log(`all pushes accepted in ${pushSeconds.toFixed(1)} s (the worker then drains the backlog)`);
+    console.log(`push-to-visible latency at 50 % of max rate: p50 ${percentile(unloaded.latencies, 50)} ms, p99 ${percentile(unloaded.latencies, 99)} ms`);
+    console.log(`push-to-visible latency under the saturating burst (queueing included): p50 ${percentile(saturated.latencies, 50)} ms, p99 ${percentile(saturated.latencies, 99)} ms`);
     printTable('Memory (MiB) as the volume grows', memory.map((m) => ({
       point: m.progress, 'api rss': m.api.rssMiB, 'api peak': m.api.peakMiB, 'worker rss': m.worker.rssMiB, 'worker peak': m.worker.peakMiB,
     })));
     return {
       readings: stored, pushes: batches.length, e2eReadingsPerSecond: e2eRate, copyReadingsPerSecond: copyRate, ratio,
-      latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) }, memory, target: ratio >= 0.3 ? 'met' : 'missed',
+      latencyMs: {
+        atHalfRate: { p50: percentile(unloaded.latencies, 50), p99: percentile(unloaded.latencies, 99) },
+        saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
+      },
+      memory, target: ratio >= 0.3 ? 'met' : 'missed',
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));

@@ -1,4 +1,4 @@
-import { jsonb, type Queryable } from './pool.js';
+import type { Queryable } from './pool.js';
 
 export interface ReadingRow {
   vehicleId: string;
@@ -9,22 +9,19 @@ export interface ReadingRow {
   source: string;
 }
 
-/** Inserts a batch in one statement; a sample already stored (same vehicle, signal, time) is skipped. */
+/**
+ * Inserts a batch in one statement; a sample already stored (same vehicle, signal, time) is
+ * skipped. The batch travels as one JSON document: serializing it is native in V8, where pg's
+ * array literals escape every element in JavaScript (a sixth of the ingest worker's CPU).
+ */
 export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const result = await q.query({
     name: 'insert-readings',
     text: `INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::jsonb[], $6::text[])
+           SELECT v, s, t, n, j, o FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text)
            ON CONFLICT DO NOTHING`,
-    values: [
-      rows.map((r) => r.vehicleId),
-      rows.map((r) => r.signal),
-      rows.map((r) => r.recordedAt),
-      rows.map((r) => r.valueNum),
-      rows.map((r) => jsonb(r.valueJson)),
-      rows.map((r) => r.source),
-    ],
+    values: [JSON.stringify(rows.map((r) => ({ v: r.vehicleId, s: r.signal, t: r.recordedAt, n: r.valueNum, j: r.valueJson ?? null, o: r.source })))],
   });
   return result.rowCount ?? 0;
 }

@@ -34,22 +34,14 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
   const result = await q.query<{ vehicleId: string; signal: string; valueChanged: boolean }>({
     name: 'upsert-latest-signals',
     text: `INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
-           SELECT vehicle_id, signal, recorded_at, value, source, recorded_at
-           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::jsonb[], $5::text[])
-             AS t(vehicle_id, signal, recorded_at, value, source)
-           ORDER BY vehicle_id, signal
+           SELECT v, s, t, j, o, t FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, j jsonb, o text)
+           ORDER BY v, s
            ON CONFLICT (vehicle_id, signal) DO UPDATE
              SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source,
                  value_changed_at = CASE WHEN cur.value IS DISTINCT FROM excluded.value THEN excluded.recorded_at ELSE cur.value_changed_at END
              WHERE excluded.recorded_at > cur.recorded_at
            RETURNING vehicle_id AS "vehicleId", signal, value_changed_at = recorded_at AS "valueChanged"`,
-    values: [
-      latest.map((s) => s.vehicleId),
-      latest.map((s) => s.signal),
-      latest.map((s) => s.recordedAt),
-      latest.map((s) => JSON.stringify(s.value)),
-      latest.map((s) => s.source),
-    ],
+    values: [JSON.stringify(latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt, j: s.value, o: s.source })))],
   });
   const byKey = new Map(latest.map((sample) => [`${sample.vehicleId}\u0000${sample.signal}`, sample]));
   const changes = new Map<string, StateChange>();
