@@ -1,8 +1,10 @@
 /**
- * `npm run demo`: the full service plus a demo company, its API key (printed once), a few
- * vehicles and a service run, then ready-to-paste curl commands. Ctrl-C stops it.
+ * `npm run demo`: the full service plus a demo company, its API key (printed once), a simulated
+ * fleet streaming telematics through the real push endpoint every few seconds, a manually tracked
+ * van with a service run, then ready-to-paste curl commands. Ctrl-C stops it.
  */
 import { randomBytes } from 'node:crypto';
+import { createSimulatedFleet, signSimulatedBody } from '../../providers/simulator.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { closeOnSignals, startService } from '../service.js';
@@ -36,10 +38,31 @@ const van = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, ope
   home_location: { name: 'Main yard', street_1: '400 W Lake St', city: 'Chicago', state: 'IL', postal_code: '60606', country: 'US' },
 });
 await call('PUT', `/api/v1/vehicles/${van.id}`, integrator, { odometer_miles: 48_210 });
-const truck = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
-  name: 'Truck 12', vin: '1M8GDM9AXKP042788', license_plate: 'DEMO-12', make: 'Freightliner', model: 'Cascadia', year: 2019,
-  telematics_provider: 'samsara', provider_vehicle_id: '281474977075805',
+// The simulated fleet pushes through the same signed endpoint a real provider would use.
+const simulatorConnection = await call('POST', `/admin/v1/companies/${company.id}/provider-connections`, operator, {
+  provider: 'simulator', name: 'Simulated fleet', config: {},
 });
+const tickSeconds = 5;
+// Each tick advances the fleet by tickSeconds; starting one tick back keeps readings at "now", never ahead.
+const fleet = createSimulatedFleet({ seed: 2026, vehicleCount: 12, start: new Date(Date.now() - tickSeconds * 1000), idPrefix: 'demo' });
+const simulated: Array<{ id: string; name: string }> = [];
+for (const v of fleet.vehicles) {
+  simulated.push(await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
+    name: v.name, vin: v.vin, make: v.make, model: v.model, year: v.year,
+    provider_connection_id: simulatorConnection.id, provider_vehicle_id: v.providerVehicleId,
+  }));
+}
+const pushTick = async () => {
+  const body = JSON.stringify(fleet.tick(tickSeconds).payload);
+  await fetch(simulatorConnection.ingest_url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(body, simulatorConnection.generated_secret) },
+    body,
+  }).catch((err: unknown) => log.warn({ err }, 'simulated push failed'));
+};
+await pushTick();
+setInterval(() => void pushTick(), tickSeconds * 1000).unref();
+const truck = simulated[0]!;
 const { run } = await call('POST', `/admin/v1/companies/${company.id}/service-requests`, operator, {
   vehicle_id: van.id, title: 'Oil change and brake check', items: [{ title: 'Oil change', type: 'service' }, { title: 'Brake inspection', type: 'inspection' }],
   customer: { name: 'Dana Whitfield', email: 'dana@demo-fleet.example', phone: '+1 312 555 0142', display_address: '400 W Lake St, Chicago, IL 60606' },
@@ -53,7 +76,7 @@ const auth = `-H "Authorization: Bearer ${key}"`;
 console.log(`
 Fleet telematics demo is running on ${origin} (Ctrl-C stops it).
 
-Demo company "${company.name}" (${company.id})
+Demo company "${company.name}" (${company.id}), ${simulated.length} simulated vehicles reporting every ${tickSeconds} s
 API key, shown once: ${key}
 Operator token (ADMIN_TOKEN for fleetctl): ${base.adminToken ? '(the one you set)' : config.adminToken}
 
@@ -61,7 +84,8 @@ Try:
   curl -s ${auth} '${origin}/api/v1/vehicles?include_total=true'
   curl -s ${auth} ${origin}/api/v1/vehicles/${van.id}
   curl -s ${auth} -X PUT -H 'Content-Type: application/json' -d '{"odometer_miles": 48350, "name": "Van 3 (blue)"}' ${origin}/api/v1/vehicles/${van.id}
-  curl -s ${auth} ${origin}/api/v1/vehicles/${truck.id}        # link_broken: no_reading until Samsara reports
+  curl -s ${auth} ${origin}/api/v1/vehicles/${truck.id}        # ${truck.name}: live signals from the simulator
+  curl -s ${auth} -X POST ${origin}/api/v1/vehicles/${van.id}/refresh      # 400 REFRESH_NOT_SUPPORTED: tracked by hand
   curl -s ${auth} '${origin}/api/v1/runs?scheduling_state=proposed'
   curl -s ${auth} ${origin}/api/v1/runs/${run.id}
 
