@@ -6,6 +6,7 @@
 import { Worker, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobName, QueueName } from '../src/queue/catalog.js';
+import { healthProcessor } from './health.worker.js';
 import { ingestProcessor } from './ingest.worker.js';
 import { maintenanceProcessor } from './maintenance.worker.js';
 import { pullProcessor } from './pull.worker.js';
@@ -38,6 +39,12 @@ export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
     schedules: [{ job: 'ingest.recover', everyMs: minute }],
     // A batch takes well under a second; a dead worker's batch is retried within ~30 s.
     lockDurationMs: 15_000,
+  },
+  health: {
+    processor: healthProcessor,
+    concurrency: 4,
+    // Every 15 minutes: staleness (7 days) and due dates need no finer clock.
+    schedules: [{ job: 'health.sweep', everyMs: 15 * minute }],
   },
   pull: {
     processor: pullProcessor,

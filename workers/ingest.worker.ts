@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { adapters } from '../providers/index.js';
 import { listPendingInboxIds } from '../src/db/inbox.js';
 import { withTransaction } from '../src/db/pool.js';
+import { enqueueHealthEvaluations } from '../src/health/enqueue.js';
 import { enqueueInboxRows } from '../src/ingest/inbox-queue.js';
 import { processInbox } from '../src/ingest/process-inbox.js';
 import { parseJobPayload } from '../src/queue/catalog.js';
@@ -28,6 +29,15 @@ export function ingestProcessor(deps: WorkerDeps) {
       deps.metrics.samplesIngested.inc({ provider: row.provider, result: 'skipped' }, row.skipped);
       deps.metrics.samplesIngested.inc({ provider: row.provider, result: 'unmapped' }, row.unmapped);
       if (row.error) deps.log.warn({ inboxId: row.inboxId, error: row.error }, 'inbox payload could not be normalized');
+    }
+    // After the commit: the health stage reads what this batch wrote. A retry of this job would find
+    // the rows done and enqueue nothing, so a failure here is logged; the sweep catches up.
+    const cascading = new Set(outcome.cascadeVehicleIds);
+    try {
+      await enqueueHealthEvaluations(deps.queues, outcome.cascadeVehicleIds, true);
+      await enqueueHealthEvaluations(deps.queues, outcome.changedVehicleIds.filter((id) => !cascading.has(id)), false);
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message, inboxId }, 'could not enqueue health evaluations; the sweep will catch up');
     }
     return { inboxId, rows: outcome.rows.length, vehicles: outcome.changedVehicleIds.length };
   };

@@ -29,6 +29,7 @@ import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
 import { runAdminRoutes } from './routes/admin/runs.js';
 import { providerConnectionAdminRoutes } from './routes/admin/provider-connections.js';
+import { healthAdminRoutes } from './routes/admin/health.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await admin.register(serviceRequestAdminRoutes, { pool: deps.pool });
       await admin.register(runAdminRoutes, { pool: deps.pool, now });
       await admin.register(providerConnectionAdminRoutes, { pool: deps.pool, queues: deps.queues, connections, secretsKey: deps.config.secretsKey });
+      await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
     }, { prefix: '/admin/v1' });
   }
 

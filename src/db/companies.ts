@@ -29,3 +29,17 @@ export async function listCompanies(q: Queryable, limit: number, offset: number)
   );
   return result.rows;
 }
+
+/** Replaces the company's health overrides; returns null for an unknown company. */
+export async function setCompanyHealthConfig(q: Queryable, id: string, config: unknown): Promise<unknown | null> {
+  const result = await q.query<{ healthConfig: unknown }>(
+    `UPDATE companies SET health_config = $2, updated_at = now() WHERE id = $1 RETURNING health_config AS "healthConfig"`,
+    [id, jsonb(config)],
+  );
+  return result.rows[0]?.healthConfig ?? null;
+}
+
+export async function findCompanyHealthConfig(q: Queryable, id: string): Promise<unknown | null> {
+  const result = await q.query<{ healthConfig: unknown }>(`SELECT health_config AS "healthConfig" FROM companies WHERE id = $1`, [id]);
+  return result.rows[0]?.healthConfig ?? null;
+}

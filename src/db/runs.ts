@@ -127,3 +127,12 @@ export async function hasOtherOpenRun(q: Queryable, vehicleId: string, runId: st
   );
   return (result.rowCount ?? 0) > 0;
 }
+
+/** Stamps a completed run with the vehicle's odometer: the meter of that service for maintenance. */
+export async function stampCompletedOdometer(q: Queryable, runId: string): Promise<void> {
+  await q.query(
+    `UPDATE runs r SET completed_odometer_km = (v.signals -> 'odometer' ->> 'km')::float8
+     FROM vehicles v WHERE r.id = $1 AND v.id = r.vehicle_id`,
+    [runId],
+  );
+}

@@ -188,3 +188,12 @@ export async function findVehiclePullTarget(
   );
   return result.rows[0] ?? null;
 }
+
+/** Replaces the vehicle's health overrides. */
+export async function setVehicleHealthConfig(q: Queryable, id: string, config: unknown): Promise<unknown | null> {
+  const result = await q.query<{ healthConfig: unknown }>(
+    `UPDATE vehicles SET health_config = $2 WHERE id = $1 RETURNING health_config AS "healthConfig"`,
+    [id, jsonb(config)],
+  );
+  return result.rows[0]?.healthConfig ?? null;
+}

@@ -1,8 +1,9 @@
 /**
  * How newly written latest samples change a vehicle's `signals` read model, as a pure function:
- * scalars by value, objects with their own `as_of`, every signal's time under `observed_at`, and
- * `odometer` ({km, as_of, source}) from the newest of the ECU (or manual) and GPS-derived series.
- * Applying patches in commit order keeps `signals` equal to a rebuild from `vehicle_signals`.
+ * scalars by value, objects with their own `as_of`, every signal's time under `observed_at`.
+ * `odometer` ({km, as_of, source}) is set here only by a manual reading; a provider's odometer
+ * becomes the vehicle's odometer through the health stage's link rule, so a reading that
+ * contradicts the trusted odometer never does (src/health/rules/link-broken.ts).
  */
 import type { LatestSample } from './ingest-plan.js';
 
@@ -23,7 +24,9 @@ export function readModelPatches(written: readonly LatestSample[]): ReadModelPat
     const asOf = sample.recordedAt.toISOString();
     patch.observedAt[sample.signal] = asOf;
     if (odometerSeries.has(sample.signal)) {
-      if (!patch.odometer || asOf > patch.odometer.as_of) patch.odometer = { km: sample.value as number, as_of: asOf, source: sample.source };
+      if (sample.source === 'manual' && (!patch.odometer || asOf > patch.odometer.as_of)) {
+        patch.odometer = { km: sample.value as number, as_of: asOf, source: sample.source };
+      }
     } else if (typeof sample.value === 'object' && sample.value !== null && !Array.isArray(sample.value)) {
       patch.signals[sample.signal] = { ...(sample.value as Record<string, unknown>), as_of: asOf };
     } else {

@@ -7,7 +7,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { UnrecoverableError, type JobsOptions } from 'bullmq';
 
-export const queueNames = ['maintenance', 'ingest', 'pull'] as const;
+export const queueNames = ['maintenance', 'ingest', 'pull', 'health'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 interface JobDefinition<S extends TSchema> {
@@ -63,6 +63,21 @@ export const jobCatalog = {
       { additionalProperties: false },
     ),
     options: { attempts: 4, backoff: { type: 'exponential', delay: 2000 }, ...retention },
+  }),
+  /**
+   * Evaluates one vehicle's health over its new samples. Deduplicated per vehicle and cascade flag,
+   * keeping one more run queued when samples arrive during a run.
+   */
+  'health.evaluate': job({
+    queue: 'health',
+    schema: Type.Object({ vehicleId: uuid, cascade: Type.Boolean() }, { additionalProperties: false }),
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, ...retention },
+  }),
+  /** Re-evaluates every active vehicle in pages: staleness and due dates appear without new data. */
+  'health.sweep': job({
+    queue: 'health',
+    schema: empty,
+    options: { attempts: 1, ...retention },
   }),
   /** Makes the per-connection pull schedulers match the active connections; every 5 minutes and at start. */
   'pull.sync-schedules': job({

@@ -7,6 +7,11 @@ export interface AddOptions {
   jobId?: string;
   /** Coalescing: while a job with this deduplication id is queued or running, adds return it instead. */
   deduplicationId?: string;
+  /**
+   * With deduplicationId: an add while that job is running is kept (latest data wins) and runs
+   * after it, so work that arrived mid-run is never lost.
+   */
+  keepLastIfActive?: boolean;
 }
 
 /** One BullMQ Queue per catalog queue, sharing one connection; every add is checked against the catalog. */
@@ -25,7 +30,9 @@ export class Queues {
     return {
       ...jobCatalog[name].options,
       ...(options.jobId ? { jobId: options.jobId } : {}),
-      ...(options.deduplicationId ? { deduplication: { id: options.deduplicationId } } : {}),
+      ...(options.deduplicationId
+        ? { deduplication: { id: options.deduplicationId, ...(options.keepLastIfActive ? { keepLastIfActive: true } : {}) } }
+        : {}),
     };
   }
 

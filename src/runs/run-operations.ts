@@ -1,6 +1,6 @@
 import type { RunEventKind } from '../domain/run.js';
 import { AppError, notFound } from '../errors.js';
-import { hasOtherOpenRun, lockRun, updateRunState } from '../db/runs.js';
+import { hasOtherOpenRun, lockRun, stampCompletedOdometer, updateRunState } from '../db/runs.js';
 import { lockVehicle } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
 import { applyRunOperation, type RunOperation } from './run-machine.js';
@@ -26,5 +26,6 @@ export async function operateRun(
   const transition = applyRunOperation(run, operation, now);
   if (!transition.ok) throw new AppError('INVALID_STATE_TRANSITION', transition.message);
   await updateRunState(tx, run.id, transition.state);
+  if (transition.state.status === 'completed' && run.status !== 'completed') await stampCompletedOdometer(tx, run.id);
   return transition.events;
 }

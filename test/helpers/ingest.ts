@@ -34,3 +34,20 @@ export async function readingCount(t: TestApp, vehicleId: string): Promise<numbe
   const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM readings WHERE vehicle_id = $1`, [vehicleId]);
   return rows[0].n;
 }
+
+/** Waits until the inbox is drained and the health queue is idle (a health worker must be running). */
+export async function settle(t: TestApp, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  await drainInbox(t, timeoutMs);
+  let idleChecks = 0;
+  while (Date.now() < deadline) {
+    // Delayed jobs are left out: the sweep's scheduler always keeps its next run delayed.
+    const counts = await t.queues.queue('health').getJobCounts('waiting', 'active', 'prioritized');
+    const busy = Object.values(counts).reduce((sum, n) => sum + n, 0);
+    idleChecks = busy === 0 ? idleChecks + 1 : 0;
+    // Idle twice in a row: a follow-up run kept by keepLastIfActive has been picked up too.
+    if (idleChecks >= 2) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('health queue not idle in time');
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../providers/signing.js';
 import { projectRoot } from '../../src/paths.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createConnection, drainInbox } from '../helpers/ingest.js';
+import { createConnection, settle } from '../helpers/ingest.js';
 
 let t: TestApp;
 let acme: { id: string; key: string };
@@ -14,7 +14,7 @@ const fixture = (provider: string, file: string) => readFileSync(join(projectRoo
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.createCompany();
-  await t.startWorkers(['ingest']);
+  await t.startWorkers(['ingest', 'health']);
 });
 afterAll(() => t.close());
 
@@ -37,7 +37,7 @@ describe('push verification per provider, end to end', () => {
     expect((await send(now - 400)).statusCode).toBe(401);
     expect((await send(now, Buffer.from('wrong'))).statusCode).toBe(401);
     expect((await send(now)).statusCode).toBe(202);
-    await drainInbox(t);
+    await settle(t);
     expect(await vehicleSignals(truck.id)).toMatchObject({ fuel_percent: 62, coolant_temp_c: 88, odometer: { km: 184_023.12, source: 'samsara' } });
   });
 
@@ -51,6 +51,13 @@ describe('push verification per provider, end to end', () => {
     });
     expect(verify.statusCode).toBe(200);
     expect(verify.json()).toEqual({ challenge: hmacHex('sha256', token, 'abc123') });
+    // The challenge answer is an HMAC under the signing key: a challenge that looks like an event is refused.
+    const forged = fixture('smartcar', 'webhook.vehicle_state.json');
+    const oracle = await t.app.inject({
+      method: 'POST', url: `/ingest/v1/smartcar/${connection.id}`, headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ eventType: 'VERIFY', data: { challenge: forged } }),
+    });
+    expect(oracle.statusCode).toBe(400);
     const body = fixture('smartcar', 'webhook.vehicle_state.json');
     const unsigned = await t.app.inject({ method: 'POST', url: `/ingest/v1/smartcar/${connection.id}`, headers: { 'content-type': 'application/json' }, payload: body });
     expect(unsigned.statusCode).toBe(401);
@@ -59,7 +66,7 @@ describe('push verification per provider, end to end', () => {
       headers: { 'content-type': 'application/json', 'sc-signature': hmacHex('sha256', token, body) },
     });
     expect(signed.statusCode).toBe(202);
-    await drainInbox(t);
+    await settle(t);
     expect((await vehicleSignals(car.id)).odometer).toMatchObject({ km: 48_211.3, source: 'smartcar' });
   });
 
@@ -72,7 +79,7 @@ describe('push verification per provider, end to end', () => {
     expect(wrong.statusCode).toBe(401);
     const good = await t.app.inject({ method: 'POST', url: `/ingest/v1/motive/${connection.id}`, payload: body, headers: { 'content-type': 'application/json', 'x-kt-webhook-signature': hmacHex('sha1', secret, body) } });
     expect(good.statusCode).toBe(202);
-    await drainInbox(t);
+    await settle(t);
     const signals = await vehicleSignals(truck.id);
     expect(signals.fuel_percent).toBe(63.5);
     expect(signals.odometer.source).toBe('motive');
@@ -91,13 +98,30 @@ describe('push verification per provider, end to end', () => {
     expect(accepted.statusCode).toBe(202);
     const form = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'id=358240051111110&timestamp=1746367391&fuelLevel=61' });
     expect(form.statusCode).toBe(202);
-    await drainInbox(t);
+    await settle(t);
     const signals = await vehicleSignals(device.id);
     expect(signals).toMatchObject({ fuel_percent: 61, battery_voltage: 13.9, speed_kph: 54.0784, location: { lat: 41.85003, lon: -87.65005, heading: 87 } });
     // The device token is shown once: listings give no ingest URL for Traccar.
     const listed = (await t.admin('GET', `/companies/${acme.id}/provider-connections`)).json().data.find((c: { id: string }) => c.id === connection.id);
     expect(listed.ingest_url).toBeNull();
     expect(JSON.stringify(listed)).not.toContain(path.split('/').at(-1));
+  });
+
+  it('a pull-only connection (no webhook secret) accepts no pushes, however they are signed', async () => {
+    const pullOnly = await createConnection(t, acme.id, 'samsara', { api_token: 'tok', base_url: 'http://127.0.0.1:9' });
+    const body = fixture('samsara', 'snapshot.json');
+    const timestamp = Math.floor(Date.now() / 1000);
+    const response = await t.app.inject({
+      method: 'POST', url: `/ingest/v1/samsara/${pullOnly.id}`, payload: body,
+      headers: { 'content-type': 'application/json', 'x-samsara-timestamp': String(timestamp), 'x-samsara-signature': `v1=${hmacHex('sha256', Buffer.alloc(0), `v1:${timestamp}:${body}`)}` },
+    });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('an OsmAnd JSON push without device_id is refused at the door', async () => {
+    const connection = await createConnection(t, acme.id, 'traccar');
+    const response = await t.app.inject({ method: 'POST', url: new URL(connection.ingest_url!).pathname, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ location: { coords: { latitude: 1, longitude: 2 } } }) });
+    expect(response.statusCode).toBe(400);
   });
 
   it('keeps provider credentials encrypted at rest and never returns them', async () => {

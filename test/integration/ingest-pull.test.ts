@@ -4,7 +4,7 @@ import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
-import { createConnection, drainInbox } from '../helpers/ingest.js';
+import { createConnection, settle } from '../helpers/ingest.js';
 
 let t: TestApp;
 let samsaraApi: FakeProvider;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   samsaraApi = await startFakeProvider();
   acme = await t.createCompany();
   deps = { pool: t.pool, queues: t.queues, secretsKey: t.config.secretsKey, log: createLogger('silent'), metrics: createMetrics('pull-test'), now: () => new Date() };
-  await t.startWorkers(['ingest']);
+  await t.startWorkers(['ingest', 'health']);
 });
 afterAll(async () => {
   await t.close();
@@ -53,7 +53,7 @@ describe('Samsara feed pulls', () => {
     expect(feedRequests[0]!.headers.authorization).toBe('Bearer samsara-token');
     expect((await cursorOf(connection.id)).pull_cursor).toBe('c2');
 
-    await drainInbox(t);
+    await settle(t);
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(vehicle.signals.odometer).toEqual({ km: 184_030, miles: 114_350.94, as_of: '2026-11-20T10:05:00.000Z', source: 'samsara' });
     expect(vehicle.signals.fuel_percent).toBe(62);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../providers/signing.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createConnection, drainInbox, pushGeneric, readingCount } from '../helpers/ingest.js';
+import { createConnection, settle, pushGeneric, readingCount } from '../helpers/ingest.js';
 
 let t: TestApp;
 let acme: { id: string; key: string };
@@ -14,7 +14,7 @@ beforeAll(async () => {
   const created = await createConnection(t, acme.id, 'generic');
   connection = { id: created.id, secret: created.generated_secret! };
   truck = await t.createVehicle(acme.id, { name: 'Truck 1', provider_connection_id: connection.id, provider_vehicle_id: 'truck-1' });
-  await t.startWorkers(['ingest']);
+  await t.startWorkers(['ingest', 'health']);
 });
 afterAll(() => t.close());
 
@@ -34,7 +34,7 @@ describe('generic push', () => {
     expect(accepted.inbox_id).toBeGreaterThan(0);
     const { rows } = await t.pool.query(`SELECT payload, provider FROM ingest_inbox WHERE id = $1`, [accepted.inbox_id]);
     expect(rows[0]).toEqual({ payload: JSON.stringify(payload), provider: 'generic' });
-    await drainInbox(t);
+    await settle(t);
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(vehicle.signals).toMatchObject({
       fuel_percent: 62,
@@ -49,19 +49,19 @@ describe('generic push', () => {
   it('is idempotent: the same payload again adds no readings', async () => {
     const payload = { readings: [reading('2026-11-20T11:00:00Z', { fuel_percent: 61, speed_kph: 40 })] };
     await pushGeneric(t, 'generic', connection.id, connection.secret, payload);
-    await drainInbox(t);
+    await settle(t);
     const before = await readingCount(t, truck.id);
     await pushGeneric(t, 'generic', connection.id, connection.secret, payload);
-    await drainInbox(t);
+    await settle(t);
     expect(await readingCount(t, truck.id)).toBe(before);
   });
 
   it('out-of-order arrival never overwrites newer state; old samples are still kept as readings', async () => {
     await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T12:00:00Z', { fuel_percent: 55 })] });
-    await drainInbox(t);
+    await settle(t);
     const before = await readingCount(t, truck.id);
     await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T09:00:00Z', { fuel_percent: 90 })] });
-    await drainInbox(t);
+    await settle(t);
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(vehicle.signals.fuel_percent).toBe(55);
     expect(vehicle.signals.observed_at.fuel_percent).toBe('2026-11-20T12:00:00.000Z');
@@ -70,15 +70,15 @@ describe('generic push', () => {
 
   it('moves updated_at only when a value changes, not when the same value is seen again', async () => {
     await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T13:00:00Z', { fuel_percent: 50 })] });
-    await drainInbox(t);
+    await settle(t);
     const changed = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T13:05:00Z', { fuel_percent: 50 })] });
-    await drainInbox(t);
+    await settle(t);
     const same = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(same.updated_at).toBe(changed.updated_at);
     expect(same.signals.observed_at.fuel_percent).toBe('2026-11-20T13:05:00.000Z');
     await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T13:10:00Z', { fuel_percent: 49 })] });
-    await drainInbox(t);
+    await settle(t);
     const moved = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(Date.parse(moved.updated_at)).toBeGreaterThan(Date.parse(same.updated_at));
     const polled = (await t.api('GET', `/vehicles?updated_since=${encodeURIComponent(moved.updated_at)}`, acme.key)).json().data;
@@ -89,7 +89,7 @@ describe('generic push', () => {
     await pushGeneric(t, 'generic', connection.id, connection.secret, {
       readings: [reading('2026-11-20T10:00:00Z', { fuel_percent: 10, speed_kph: 3 }, 'van-9'), reading('2026-11-20T10:01:00Z', { fuel_percent: 9 }, 'van-9')],
     });
-    await drainInbox(t);
+    await settle(t);
     const detail = (await t.admin('GET', `/provider-connections/${connection.id}`)).json().data;
     expect(detail.unmapped_vehicles).toEqual([
       { provider_vehicle_id: 'van-9', first_seen_at: '2026-11-20T10:00:00.000Z', last_seen_at: '2026-11-20T10:01:00.000Z', samples_count: 3 },

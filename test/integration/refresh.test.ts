@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
-import { createConnection, drainInbox } from '../helpers/ingest.js';
+import { createConnection, settle } from '../helpers/ingest.js';
 
 let t: TestApp;
 let samsaraApi: FakeProvider;
@@ -44,11 +44,11 @@ describe('POST /vehicles/{id}/refresh', () => {
 
   it('pulls the vehicle now, carrying the refresh id and cascade flag through the pipeline', async () => {
     const truck = await samsaraVehicle();
-    const workers = await t.startWorkers(['pull', 'ingest']);
+    const workers = await t.startWorkers(['pull', 'ingest', 'health']);
     const { refresh_id: refreshId, cascade } = (await refresh(truck.id, acme.key, { cascade: false })).json().data;
     expect(cascade).toBe(false);
     await expect.poll(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1`, [refreshId])).rows[0].n, { timeout: 10_000 }).toBe(1);
-    await drainInbox(t);
+    await settle(t);
     const { rows } = await t.pool.query(`SELECT cascade, provider FROM ingest_inbox WHERE refresh_id = $1`, [refreshId]);
     expect(rows[0]).toEqual({ cascade: false, provider: 'samsara' });
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;

@@ -50,11 +50,15 @@ function looksLikeJson(contentType: string | null, body: string): boolean {
 /** The "unparseable" check of a push: JSON must parse; an OsmAnd form or query must name its device. */
 function parsePush(provider: string, contentType: string | null, body: string): { ok: true; json: unknown } | { ok: false; message: string } {
   if (looksLikeJson(contentType, body)) {
+    let json: unknown;
     try {
-      return { ok: true, json: JSON.parse(body) };
+      json = JSON.parse(body);
     } catch {
       return { ok: false, message: 'body is not valid JSON' };
     }
+    // An OsmAnd JSON push names its device as device_id; without it the payload can never be stored against one.
+    if (provider === 'traccar' && !(json && typeof json === 'object' && 'device_id' in json)) return { ok: false, message: 'device_id is required' };
+    return { ok: true, json };
   }
   if (provider === 'traccar') {
     const params = new URLSearchParams(body);
@@ -86,12 +90,21 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const body = rawBody.toString('utf8');
     const parsed = parsePush(provider, contentType, body);
 
+    // Without a push secret (a pull-only connection) nobody can be verified: an empty HMAC key is no key.
+    const secret = connection.config.webhook_secret;
+    if (!secret) throw new AppError('UNAUTHORIZED', 'this connection does not accept pushes (it has no webhook secret)');
+
     // Smartcar proves the callback URL before sending data: answer the challenge, store nothing.
+    // The answer is an HMAC under the same key as SC-Signature, so only token-like challenges are
+    // answered: a JSON event body can never be one, and the answer cannot sign a forged event.
     if (provider === 'smartcar' && parsed.ok) {
       const challenge = isSmartcarVerify(parsed.json);
-      if (challenge !== null) return reply.code(200).send(smartcarVerifyChallenge(challenge, connection.config.webhook_secret ?? ''));
+      if (challenge !== null) {
+        if (!/^[A-Za-z0-9_-]{1,128}$/.test(challenge)) throw invalidRequest([{ field: 'data.challenge', message: 'is not a challenge token' }]);
+        return reply.code(200).send(smartcarVerifyChallenge(challenge, secret));
+      }
     }
-    const verified = adapter.verifyPush(push, connection.config.webhook_secret ?? '', new Date());
+    const verified = adapter.verifyPush(push, secret, new Date());
     if (!verified.ok) {
       throw new AppError('UNAUTHORIZED', verified.reason === 'stale_timestamp' ? 'signature timestamp is too old or in the future' : 'missing or invalid signature');
     }

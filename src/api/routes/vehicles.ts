@@ -4,6 +4,7 @@ import Type from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { adapters, isProviderId } from '../../../providers/index.js';
 import type { Queues } from '../../queue/queues.js';
+import { enqueueHealthEvaluations } from '../../health/enqueue.js';
 import { withTransaction, type Pool } from '../../db/pool.js';
 import { countActiveVehicles, findActiveVehicle, listActiveVehicles } from '../../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
@@ -103,6 +104,12 @@ export async function vehicleRoutes(app: FastifyInstance, deps: { pool: Pool; qu
     const vehicle = await withTransaction(deps.pool, (tx) =>
       updateVehicleByIntegrator(tx, request.principal.companyId, vehicleId, update, deps.now()),
     );
+    if (update.odometerMiles !== undefined) {
+      // A new odometer can change maintenance due and the tracker link; the sweep catches up if Redis is away.
+      await enqueueHealthEvaluations(deps.queues, [vehicleId], true).catch((err: unknown) =>
+        request.log.warn({ err: (err as Error).message }, 'could not enqueue a health evaluation'),
+      );
+    }
     return { success: true, data: presentVehicle(vehicle), meta: meta(null) };
   });
 

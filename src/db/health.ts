@@ -1,0 +1,164 @@
+/** Statements of the health stage: what an evaluation reads for a set of vehicles, and what it writes. */
+import type { HealthState, HealthEvent } from '../health/evaluate.js';
+import type { DeepPartial, HealthConfig } from '../health/config.js';
+import type { RuleSample } from '../health/types.js';
+import type { LinkBroken, VehicleHealth } from '../domain/vehicle.js';
+import type { Queryable } from './pool.js';
+
+export interface HealthSubject {
+  id: string;
+  companyId: string;
+  telematicsProvider: string | null;
+  createdAt: Date;
+  hasTelemetry: boolean;
+  health: VehicleHealth;
+  linkBroken: LinkBroken | null;
+  odometer: { km: number; as_of: string; source: string } | null;
+  companyConfig: DeepPartial<HealthConfig>;
+  vehicleConfig: DeepPartial<HealthConfig>;
+  state: HealthState | null;
+  evaluatedThrough: Date | null;
+}
+
+/**
+ * Locks and loads the active vehicles among `ids` with their health state. `skipLocked` lets the
+ * sweep pass over vehicles another transaction is writing (their own evaluation follows).
+ */
+export async function lockHealthSubjects(q: Queryable, ids: readonly string[], skipLocked: boolean): Promise<HealthSubject[]> {
+  const result = await q.query<HealthSubject>({
+    name: skipLocked ? 'lock-health-subjects-skip' : 'lock-health-subjects',
+    text: `SELECT v.id, v.company_id AS "companyId", v.telematics_provider AS "telematicsProvider", v.created_at AS "createdAt",
+                  v.signals <> '{}'::jsonb AS "hasTelemetry", v.health, v.link_broken AS "linkBroken",
+                  v.signals -> 'odometer' AS odometer, c.health_config AS "companyConfig", v.health_config AS "vehicleConfig",
+                  s.state, s.evaluated_through AS "evaluatedThrough"
+           FROM vehicles v
+           JOIN companies c ON c.id = v.company_id
+           LEFT JOIN vehicle_health_state s ON s.vehicle_id = v.id
+           WHERE v.id = ANY($1::uuid[]) AND v.active
+           ORDER BY v.id
+           FOR NO KEY UPDATE OF v ${skipLocked ? 'SKIP LOCKED' : ''}`,
+    values: [ids],
+  });
+  return result.rows;
+}
+
+/** The signals the rules read. */
+export const ruleSignals = [
+  'odometer_km', 'gps_odometer_km', 'battery_voltage', 'engine_state', 'coolant_temp_c', 'tire_pressure_kpa',
+  'fuel_percent', 'dtcs', 'check_engine_light', 'brake_lining_percent',
+] as const;
+
+/** Per vehicle, readings newer than `since`, oldest first (at most `limit` per vehicle, the newest). */
+export async function loadNewSamples(
+  q: Queryable,
+  windows: ReadonlyArray<{ vehicleId: string; since: Date }>,
+  limit: number,
+): Promise<Map<string, RuleSample[]>> {
+  const samples = new Map<string, RuleSample[]>();
+  if (windows.length === 0) return samples;
+  const result = await q.query<RuleSample & { vehicleId: string }>({
+    name: 'load-new-samples',
+    text: `SELECT w.vehicle_id AS "vehicleId", r.signal, r.recorded_at AS "recordedAt", r.value, r.source
+           FROM unnest($1::uuid[], $2::timestamptz[]) AS w(vehicle_id, since)
+           CROSS JOIN LATERAL (
+             SELECT signal, recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
+             FROM readings
+             WHERE vehicle_id = w.vehicle_id AND signal = ANY($3::text[]) AND recorded_at > w.since
+             ORDER BY recorded_at DESC LIMIT $4
+           ) r
+           ORDER BY w.vehicle_id, r.recorded_at, r.signal`,
+    values: [windows.map((w) => w.vehicleId), windows.map((w) => w.since), ruleSignals, limit],
+  });
+  for (const { vehicleId, ...sample } of result.rows) {
+    const list = samples.get(vehicleId) ?? [];
+    list.push(sample);
+    samples.set(vehicleId, list);
+  }
+  return samples;
+}
+
+/** The last service of each type per vehicle: operator service entries and completed runs' items. */
+export async function loadLastServices(
+  q: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, Record<string, { at: Date; odometerKm: number | null }>>> {
+  const result = await q.query<{ vehicleId: string; type: string; at: Date; odometerKm: number | null }>({
+    name: 'load-last-services',
+    text: `SELECT DISTINCT ON (vehicle_id, type) vehicle_id AS "vehicleId", type, at, odometer_km AS "odometerKm"
+           FROM (
+             SELECT vehicle_id, type, performed_at AS at, odometer_km FROM service_entries WHERE vehicle_id = ANY($1::uuid[])
+             UNION ALL
+             SELECT r.vehicle_id, item ->> 'type', r.completed_at, r.completed_odometer_km
+             FROM runs r CROSS JOIN jsonb_array_elements(r.items) AS item
+             WHERE r.vehicle_id = ANY($1::uuid[]) AND r.status = 'completed'
+           ) services
+           WHERE type IS NOT NULL AND at IS NOT NULL
+           ORDER BY vehicle_id, type, at DESC`,
+    values: [ids],
+  });
+  const services = new Map<string, Record<string, { at: Date; odometerKm: number | null }>>();
+  for (const row of result.rows) {
+    const byType = services.get(row.vehicleId) ?? {};
+    byType[row.type] = { at: row.at, odometerKm: row.odometerKm };
+    services.set(row.vehicleId, byType);
+  }
+  return services;
+}
+
+export interface HealthWrite {
+  vehicleId: string;
+  companyId: string;
+  health: VehicleHealth;
+  linkBroken: LinkBroken | null;
+  /** The trusted odometer for `signals.odometer`, or null to leave it as it is. */
+  odometer: { km: number; as_of: string; source: string } | null;
+  /** Health, link or odometer changed: updated_at moves. */
+  visibleChange: boolean;
+  state: HealthState;
+  evaluatedThrough: Date | null;
+  events: HealthEvent[];
+}
+
+export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], evaluatedAt: Date, cascade: boolean): Promise<void> {
+  if (writes.length === 0) return;
+  const changed = writes.filter((w) => w.visibleChange);
+  if (changed.length > 0) {
+    await q.query({
+      name: 'save-vehicle-health',
+      text: `UPDATE vehicles v SET
+               health = c.health,
+               link_broken = c.link_broken,
+               signals = CASE WHEN c.odometer IS NULL THEN v.signals ELSE jsonb_set(v.signals, '{odometer}', c.odometer) END,
+               updated_at = clock_timestamp()
+             FROM json_to_recordset($1::json) AS c(id uuid, health jsonb, link_broken jsonb, odometer jsonb)
+             WHERE v.id = c.id`,
+      values: [JSON.stringify(changed.map((w) => ({ id: w.vehicleId, health: w.health, link_broken: w.linkBroken, odometer: w.odometer })))],
+    });
+  }
+  await q.query({
+    name: 'save-health-state',
+    text: `INSERT INTO vehicle_health_state (vehicle_id, evaluated_through, state, evaluated_at)
+           SELECT id, through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, through timestamptz, state jsonb)
+           ON CONFLICT (vehicle_id) DO UPDATE
+             SET evaluated_through = excluded.evaluated_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
+    values: [JSON.stringify(writes.map((w) => ({ id: w.vehicleId, through: w.evaluatedThrough, state: w.state }))), evaluatedAt],
+  });
+  const events = cascade ? writes.flatMap((w) => w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload }))) : [];
+  if (events.length > 0) {
+    await q.query({
+      name: 'insert-health-events',
+      text: `INSERT INTO health_events (company_id, vehicle_id, kind, payload)
+             SELECT company, vehicle, kind, payload FROM json_to_recordset($1::json) AS e(company uuid, vehicle uuid, kind text, payload jsonb)`,
+      values: [JSON.stringify(events)],
+    });
+  }
+}
+
+/** Active vehicle ids after `afterId`, in id order, for the sweep's pages. */
+export async function listActiveVehicleIds(q: Queryable, afterId: string | null, limit: number): Promise<string[]> {
+  const result = await q.query<{ id: string }>(
+    `SELECT id FROM vehicles WHERE active AND ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2`,
+    [afterId, limit],
+  );
+  return result.rows.map((r) => r.id);
+}

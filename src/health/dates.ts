@@ -1,0 +1,41 @@
+/**
+ * UTC calendar arithmetic for the health rules. Everything is UTC so a due date never depends on
+ * the server's time zone.
+ */
+const msPerDay = 24 * 60 * 60 * 1000;
+
+/** Days in a UTC month; `month` may be outside 0–11 (Date.UTC normalizes it into the year). */
+function daysInMonth(year: number, month: number): number {
+  // Day 0 of the next month is the last day of this one.
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+}
+
+/**
+ * Adds calendar months in UTC, keeping the time of day. A day that does not exist in the target
+ * month is clamped to its last day (Jan 31 + 1 month = Feb 28, or Feb 29 in a leap year;
+ * Feb 29 + 12 months = Feb 28), the way service schedules and the month-end convention count.
+ */
+export function addMonths(date: Date, months: number): Date {
+  const year = date.getUTCFullYear();
+  const targetMonth = date.getUTCMonth() + Math.trunc(months);
+  const day = Math.min(date.getUTCDate(), daysInMonth(year, targetMonth));
+  return new Date(Date.UTC(
+    year, targetMonth, day,
+    date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds(),
+  ));
+}
+
+/** The UTC calendar date, YYYY-MM-DD. */
+export function isoDate(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** Fractional days from `a` to `b` (negative when `b` is earlier). */
+export function daysBetween(a: Date, b: Date): number {
+  return (b.getTime() - a.getTime()) / msPerDay;
+}
+
+/** Midnight UTC of a YYYY-MM-DD date. */
+export function startOfIsoDate(day: string): Date {
+  return new Date(`${day}T00:00:00.000Z`);
+}

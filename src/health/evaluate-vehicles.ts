@@ -1,0 +1,72 @@
+/**
+ * The health stage for a set of vehicles, in the caller's transaction: lock and load, run the pure
+ * engine per vehicle, write health, link state, trusted odometer and health events. Used for one
+ * vehicle after new samples (health.evaluate) and for pages of vehicles by the sweep.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { lockHealthSubjects, loadLastServices, loadNewSamples, saveHealth, type HealthWrite } from '../db/health.js';
+import type { PoolClient } from '../db/pool.js';
+import { effectiveHealthConfig } from './config.js';
+import { evaluateVehicleHealth } from './evaluate.js';
+
+export interface EvaluationOptions {
+  /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */
+  skipLocked: boolean;
+  /** False: a refresh asked to stop after the vehicle state; no health events are written. */
+  cascade: boolean;
+}
+
+export interface EvaluationSummary {
+  evaluated: number;
+  changed: string[];
+  events: number;
+}
+
+/** At most this many new samples per vehicle and evaluation (the newest; a backlog is not replayed into rules). */
+const maxSamplesPerVehicle = 5000;
+/** A vehicle evaluated for the first time is fed its newest samples, however old (a backfill). */
+const beforeEverything = new Date(0);
+
+export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], now: Date, options: EvaluationOptions): Promise<EvaluationSummary> {
+  const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
+  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0 };
+  const windows = subjects.map((s) => ({ vehicleId: s.id, since: s.evaluatedThrough ?? beforeEverything }));
+  const [samples, services] = await Promise.all([
+    loadNewSamples(tx, windows, maxSamplesPerVehicle),
+    loadLastServices(tx, subjects.map((s) => s.id)),
+  ]);
+
+  const writes: HealthWrite[] = subjects.map((subject) => {
+    const fed = samples.get(subject.id) ?? [];
+    const result = evaluateVehicleHealth(
+      subject.state,
+      fed,
+      { telematicsProvider: subject.telematicsProvider, createdAt: subject.createdAt, lastServices: services.get(subject.id) ?? {} },
+      effectiveHealthConfig(subject.companyConfig, subject.vehicleConfig),
+      now,
+      subject.hasTelemetry,
+    );
+    const odometer = result.odometer ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source } : null;
+    // Deep comparison: jsonb reorders keys, so the stored documents never equal a JSON string of ours.
+    const odometerChanged = odometer !== null && !isDeepStrictEqual(odometer, subject.odometer);
+    const visibleChange =
+      odometerChanged || !isDeepStrictEqual(result.health, subject.health) || !isDeepStrictEqual(result.linkBroken, subject.linkBroken);
+    return {
+      vehicleId: subject.id,
+      companyId: subject.companyId,
+      health: result.health,
+      linkBroken: result.linkBroken,
+      odometer: odometerChanged ? odometer : null,
+      visibleChange,
+      state: result.state,
+      evaluatedThrough: fed.length > 0 ? fed[fed.length - 1]!.recordedAt : subject.evaluatedThrough,
+      events: result.events,
+    };
+  });
+  await saveHealth(tx, writes, now, options.cascade);
+  return {
+    evaluated: writes.length,
+    changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
+    events: options.cascade ? writes.reduce((sum, w) => sum + w.events.length, 0) : 0,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The health engine: runs the link rule, then every rule of the registry in order, over a
+ * vehicle's new samples, and works out what changed. Pure: the health worker loads the inputs and
+ * persists the result.
+ */
+import type { HealthStatus, LinkBroken, LinkBrokenReason, VehicleAlert, VehicleHealth } from '../domain/vehicle.js';
+import type { HealthConfig } from './config.js';
+import { healthRules } from './registry.js';
+import { rollUpHealth } from './roll-up.js';
+import { averageDailyKm, evaluateLink, initialLinkState, type LinkState } from './rules/link-broken.js';
+import type { ActiveAlert, RuleSample, VehicleFacts } from './types.js';
+
+export interface HealthState {
+  link: LinkState;
+  /** Each rule's own state, by rule name. */
+  rules: Record<string, unknown>;
+  /** The active alerts of the last evaluation, to tell what opened, changed or resolved. */
+  alerts: ActiveAlert[];
+  status: HealthStatus;
+  linkReason: LinkBrokenReason | null;
+}
+
+export type HealthEventKind = 'alert_opened' | 'alert_changed' | 'alert_resolved' | 'status_changed' | 'link_changed';
+
+export interface HealthEvent {
+  kind: HealthEventKind;
+  payload: Record<string, unknown>;
+}
+
+export interface HealthEvaluation {
+  state: HealthState;
+  health: VehicleHealth;
+  linkBroken: LinkBroken | null;
+  /** The trusted odometer (a conflicting tracker reading never becomes it). */
+  odometer: { km: number; at: Date; source: string } | null;
+  events: HealthEvent[];
+}
+
+export function initialHealthState(): HealthState {
+  return { link: initialLinkState(), rules: {}, alerts: [], status: 'unknown', linkReason: null };
+}
+
+const severityRank = { critical: 0, high: 1, medium: 2, low: 3, info: 4 } as const;
+
+const alertId = (alert: ActiveAlert) => `${alert.type}\u0000${alert.key}`;
+
+function present(alert: ActiveAlert): VehicleAlert {
+  return {
+    severity: alert.severity,
+    type: alert.type,
+    display_name: alert.display_name,
+    due_date: alert.due_date,
+    due_miles_remaining: alert.due_miles_remaining,
+  };
+}
+
+function diffAlerts(previous: readonly ActiveAlert[], current: readonly ActiveAlert[]): HealthEvent[] {
+  const before = new Map(previous.map((a) => [alertId(a), a]));
+  const after = new Map(current.map((a) => [alertId(a), a]));
+  const events: HealthEvent[] = [];
+  for (const [id, alert] of after) {
+    const old = before.get(id);
+    if (!old) events.push({ kind: 'alert_opened', payload: { ...alert } });
+    else if (old.severity !== alert.severity) events.push({ kind: 'alert_changed', payload: { ...alert, previous_severity: old.severity } });
+  }
+  for (const [id, alert] of before) {
+    if (!after.has(id)) events.push({ kind: 'alert_resolved', payload: { ...alert } });
+  }
+  return events;
+}
+
+export function evaluateVehicleHealth(
+  previous: HealthState | null,
+  samples: readonly RuleSample[],
+  vehicle: VehicleFacts,
+  config: HealthConfig,
+  now: Date,
+  hasTelemetry: boolean,
+): HealthEvaluation {
+  const prev = previous ?? initialHealthState();
+  const link = evaluateLink(prev.link, samples, vehicle.telematicsProvider, config, now);
+  const input = {
+    samples,
+    vehicle,
+    odometer: link.odometer ? { km: link.odometer.km, at: link.odometer.at } : null,
+    averageDailyKm: averageDailyKm(link.state, now),
+  };
+
+  const rules: Record<string, unknown> = {};
+  const alerts: ActiveAlert[] = [];
+  for (const rule of healthRules) {
+    const result = rule.evaluate(prev.rules[rule.name] ?? rule.initial(), input, config, now);
+    rules[rule.name] = result.state;
+    alerts.push(...result.alerts);
+  }
+  alerts.sort((a, b) => severityRank[a.severity] - severityRank[b.severity] || a.type.localeCompare(b.type) || a.key.localeCompare(b.key));
+
+  const status = rollUpHealth(alerts, link.linkBroken, hasTelemetry || samples.length > 0);
+  const events = diffAlerts(prev.alerts, alerts);
+  if (status !== prev.status) events.push({ kind: 'status_changed', payload: { from: prev.status, to: status } });
+  const linkReason = link.linkBroken?.reason ?? null;
+  if (linkReason !== prev.linkReason) {
+    events.push({ kind: 'link_changed', payload: { from: prev.linkReason, to: linkReason, link_broken: link.linkBroken } });
+  }
+
+  return {
+    state: { link: link.state, rules, alerts, status, linkReason },
+    health: { status, alerts: alerts.map(present) },
+    linkBroken: link.linkBroken,
+    odometer: link.odometer,
+    events,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * When a maintenance interval is due (research/health-rules.md §3): miles or months, whichever
+ * comes first, with Fleetio's forecast turning the distance part into a date from the average
+ * daily distance. Pure: the engine supplies the last service of each type
+ * (`VehicleFacts.lastServices`), the baseline (`VehicleFacts.createdAt`), the trusted odometer
+ * and the average daily distance from the link state (rules/link-broken.ts).
+ *
+ * Canonical distances are km; miles appear here only because intervals are set in miles.
+ */
+import { kmToMiles } from '../domain/units.js';
+import type { MaintenanceInterval } from './config.js';
+import { addMonths, daysBetween, isoDate } from './dates.js';
+
+export interface MaintenanceDue {
+  status: 'upcoming' | 'due_soon' | 'overdue';
+  /**
+   * YYYY-MM-DD: the earlier of the time due date and the distance forecast. Null only for a
+   * distance-only interval whose forecast is unknown (no average daily distance, or a parked
+   * vehicle averaging 0): the miles remaining still give the status.
+   */
+  dueDate: string | null;
+  /** Miles until the due meter, rounded; negative = overdue. Null without a distance interval or odometer. */
+  dueMilesRemaining: number | null;
+  /** Which limit gave the due date: the time interval, or the distance (meter or forecast). */
+  basis: 'distance' | 'time';
+}
+
+/** A service, or the baseline we count from without one; a null odometer is estimated (below). */
+export interface MaintenancePoint {
+  at: Date;
+  odometerKm: number | null;
+}
+
+const msPerDay = 24 * 60 * 60 * 1000;
+
+/**
+ * The odometer at a past time when nobody recorded it: the trusted odometer minus the average
+ * daily distance times the days between, or the trusted odometer itself when the average is
+ * unknown. The distance part then counts from roughly where the vehicle was at that time, not
+ * from today's reading (a baseline that moved with the odometer would never come due). Without
+ * an average it falls back to today's reading: the distance part only starts counting from now,
+ * which under-reports, but the time part still applies.
+ */
+export function estimateOdometerKmAt(
+  at: Date,
+  odometer: { km: number; at: Date } | null,
+  averageDailyKm: number | null,
+): number | null {
+  if (!odometer) return null;
+  if (averageDailyKm === null) return odometer.km;
+  const days = Math.max(0, daysBetween(at, odometer.at));
+  return Math.max(0, odometer.km - averageDailyKm * days);
+}
+
+/**
+ * The due status of one interval, or null when the interval is disabled or has neither a distance
+ * nor a time part.
+ *
+ * Without a last service we count from the baseline (when we started tracking the vehicle, with
+ * its odometer then) instead of from zero: counting from zero would flag every newly added
+ * vehicle with 80,000 mi as thousands of miles overdue on every interval, although it may have
+ * been serviced last week. Fleetio does the same for service programs (current meter + interval).
+ *
+ * A point (service or baseline) without an odometer is estimated with `estimateOdometerKmAt`.
+ */
+export function computeMaintenanceDue(
+  interval: MaintenanceInterval,
+  last: MaintenancePoint | null,
+  baseline: MaintenancePoint,
+  odometer: { km: number; at: Date } | null,
+  averageDailyKm: number | null,
+  now: Date,
+): MaintenanceDue | null {
+  if (!interval.enabled) return null;
+  if (interval.intervalMiles === null && interval.intervalMonths === null) return null;
+  const from = last ?? baseline;
+
+  const timeDue = interval.intervalMonths === null ? null : addMonths(from.at, interval.intervalMonths);
+
+  let dueMilesRemaining: number | null = null;
+  let forecast: Date | null = null;
+  const fromKm = from.odometerKm ?? estimateOdometerKmAt(from.at, odometer, averageDailyKm);
+  if (interval.intervalMiles !== null && odometer && fromKm !== null) {
+    const dueMeterMiles = kmToMiles(fromKm) + interval.intervalMiles;
+    const currentMiles = kmToMiles(odometer.km);
+    dueMilesRemaining = Math.round(dueMeterMiles - currentMiles);
+    const averageDailyMiles = averageDailyKm === null ? 0 : kmToMiles(averageDailyKm);
+    if (averageDailyMiles > 0) {
+      // Fleetio forecast: project the odometer to today, then drive the rest at the average.
+      const projectedMiles = currentMiles + averageDailyMiles * Math.max(0, daysBetween(odometer.at, now));
+      const daysLeft = Math.max(0, dueMeterMiles - projectedMiles) / averageDailyMiles;
+      forecast = new Date(now.getTime() + daysLeft * msPerDay);
+    }
+  }
+  if (timeDue === null && dueMilesRemaining === null) return null;
+
+  const distanceFirst = forecast !== null && (timeDue === null || forecast.getTime() < timeDue.getTime());
+  const dueAt = distanceFirst ? forecast : timeDue;
+  const basis = distanceFirst || timeDue === null ? 'distance' : 'time';
+
+  const overdue = (dueMilesRemaining !== null && dueMilesRemaining <= 0)
+    || (timeDue !== null && now.getTime() >= timeDue.getTime());
+  const dueSoon = (dueMilesRemaining !== null && dueMilesRemaining <= interval.soonMiles)
+    || (dueAt !== null && daysBetween(now, dueAt) <= interval.soonDays);
+  return {
+    status: overdue ? 'overdue' : dueSoon ? 'due_soon' : 'upcoming',
+    dueDate: dueAt === null ? null : isoDate(dueAt),
+    dueMilesRemaining,
+    basis,
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Battery voltage (research/health-rules.md §2 `battery_voltage_low`): a low resting voltage with
+ * the engine off, or a charging fault (below the alternator floor) with it running. Both must hold
+ * for a confirmation time, so one sagging reading raises nothing, and the alert clears only after
+ * the voltage stayed above the raising threshold plus a margin for `rearmSeconds`.
+ *
+ * - mode: `resting` (engine off, or never reported) or `charging` (engine on or idle). Switching
+ *   mode restarts the confirmation timers: the two conditions measure different things.
+ * - cranking: the starter pulls the voltage down for a few seconds; samples within
+ *   `crankingIgnoreSeconds` of the engine turning on are ignored entirely.
+ * - time: a condition holds from its first sample until a sample stops showing it; between
+ *   samples (and in a sweep without samples) the last value is taken to hold.
+ *
+ * State is JSON: epoch ms numbers, and at most two entries in `raisedBy`.
+ */
+import type { AlertSeverity } from '../../domain/vehicle.js';
+import type { HealthConfig } from '../config.js';
+import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+
+type BatteryMode = 'resting' | 'charging';
+type BatterySeverity = Extract<AlertSeverity, 'medium' | 'high'>;
+
+export interface BatteryState {
+  /**
+   * From `engine_state` samples; null until the first one. Unknown counts as resting: the resting
+   * thresholds are the lower ones, so a healthy running engine (≈ 14 V) cannot trip them, while
+   * the charging floor would fire on every parked vehicle that reports no engine state (Motive).
+   */
+  running: boolean | null;
+  /** When the engine last turned on: the cranking window starts here. */
+  engineOnAtMs: number | null;
+  /** The last voltage used, for the display name when a timer completes in a sweep. */
+  lastVolts: number | null;
+  /** Below the current mode's low threshold since (resting low or charging floor). */
+  lowSinceMs: number | null;
+  /** Engine off, below the critical threshold since. */
+  criticalSinceMs: number | null;
+  /** While an alert is active: at or above its re-arm voltage since. */
+  recoverSinceMs: number | null;
+  alert: { severity: BatterySeverity; raisedBy: BatteryMode[]; displayName: string } | null;
+}
+
+const ALERT_TYPE = 'battery_voltage_low';
+const ALERT_KEY = 'battery';
+/** Thresholds are scaled by nominalVolts / 12; float products must still meet the boundary. */
+const EPSILON_VOLTS = 1e-9;
+const severityRank: Record<BatterySeverity, number> = { medium: 0, high: 1 };
+
+type BatteryConfig = HealthConfig['battery'];
+
+function initialBatteryState(): BatteryState {
+  return {
+    running: null, engineOnAtMs: null, lastVolts: null, lowSinceMs: null, criticalSinceMs: null,
+    recoverSinceMs: null, alert: null,
+  };
+}
+
+/** 24 V systems double every threshold; a missing or odd nominal voltage means 12 V. */
+function voltScale(config: BatteryConfig): number {
+  return Number.isFinite(config.nominalVolts) && config.nominalVolts > 0 ? config.nominalVolts / 12 : 1;
+}
+
+function modeOf(state: BatteryState): BatteryMode {
+  return state.running === true ? 'charging' : 'resting';
+}
+
+/**
+ * The voltage an alert must recover to. An alert raised below the critical threshold was also
+ * below the resting low one, so resting re-arms from the low threshold: re-arming from the
+ * critical one would clear at a voltage that still confirms a new medium alert.
+ */
+function rearmVolts(raisedBy: readonly BatteryMode[], config: BatteryConfig): number {
+  const scale = voltScale(config);
+  const thresholds = raisedBy.map((mode) => (mode === 'charging' ? config.chargingLowVolts : config.restingLowVolts));
+  return (Math.max(...thresholds) + config.rearmMarginVolts) * scale;
+}
+
+function volts(value: unknown): number | null {
+  // 0 V is the "not available" placeholder of many trackers, not a reading.
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null;
+}
+
+function engineRunning(value: unknown): boolean | null {
+  if (value === 'on' || value === 'idle') return true;
+  if (value === 'off') return false;
+  return null;
+}
+
+/** One decimal as on a dashboard, two when rounding would show the threshold itself (12.19 → 12.2). */
+function formatVolts(voltage: number): string {
+  const twoDecimals = voltage.toFixed(2);
+  return twoDecimals.endsWith('0') ? voltage.toFixed(1) : twoDecimals;
+}
+
+function displayName(mode: BatteryMode, voltage: number | null): string {
+  const shown = voltage === null ? '?' : formatVolts(voltage);
+  return mode === 'charging' ? `Charging fault: ${shown} V while running` : `Battery low: ${shown} V (engine off)`;
+}
+
+/** Completes whatever timers have run their duration by `atMs`: clear first, then raise. */
+function settle(state: BatteryState, atMs: number, config: BatteryConfig): BatteryState {
+  let next = state;
+  if (next.alert && next.recoverSinceMs !== null && atMs - next.recoverSinceMs >= config.rearmSeconds * 1000) {
+    next = { ...next, alert: null, recoverSinceMs: null };
+  }
+
+  const mode = modeOf(next);
+  const confirmMs = (mode === 'charging' ? config.chargingConfirmSeconds : config.restingConfirmSeconds) * 1000;
+  const held = (since: number | null) => since !== null && atMs - since >= confirmMs;
+  const severity: BatterySeverity | null =
+    mode === 'resting' && held(next.criticalSinceMs) ? 'high' : held(next.lowSinceMs) ? 'medium' : null;
+  if (!severity) return next;
+
+  const current = next.alert;
+  if (!current) {
+    return { ...next, recoverSinceMs: null, alert: { severity, raisedBy: [mode], displayName: displayName(mode, next.lastVolts) } };
+  }
+  const raisedBy = current.raisedBy.includes(mode) ? current.raisedBy : [...current.raisedBy, mode];
+  const escalates = severityRank[severity] > severityRank[current.severity];
+  // The last sample is below this mode's threshold, hence below the re-arm voltage: not recovering.
+  return {
+    ...next,
+    recoverSinceMs: null,
+    alert: escalates
+      ? { severity, raisedBy, displayName: displayName(mode, next.lastVolts) }
+      : { ...current, raisedBy },
+  };
+}
+
+function applyEngineState(state: BatteryState, running: boolean, atMs: number): BatteryState {
+  const wasRunning = state.running === true;
+  if (running === wasRunning) return { ...state, running };
+  return {
+    ...state,
+    running,
+    engineOnAtMs: running ? atMs : state.engineOnAtMs,
+    lowSinceMs: null,
+    criticalSinceMs: null,
+  };
+}
+
+function applyVoltage(state: BatteryState, voltage: number, atMs: number, config: BatteryConfig): BatteryState {
+  const mode = modeOf(state);
+  if (mode === 'charging' && state.engineOnAtMs !== null && atMs - state.engineOnAtMs < config.crankingIgnoreSeconds * 1000) {
+    return state;
+  }
+  const scale = voltScale(config);
+  const below = (threshold: number) => voltage < threshold * scale - EPSILON_VOLTS;
+  const since = (current: number | null, holds: boolean) => (holds ? (current ?? atMs) : null);
+
+  const lowThreshold = mode === 'charging' ? config.chargingLowVolts : config.restingLowVolts;
+  const recovering = state.alert !== null && voltage >= rearmVolts(state.alert.raisedBy, config) - EPSILON_VOLTS;
+  return {
+    ...state,
+    lastVolts: voltage,
+    lowSinceMs: since(state.lowSinceMs, below(lowThreshold)),
+    criticalSinceMs: mode === 'resting' ? since(state.criticalSinceMs, below(config.restingCriticalVolts)) : null,
+    recoverSinceMs: since(state.recoverSinceMs, recovering),
+  };
+}
+
+/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new mode. */
+function ordered(samples: readonly RuleSample[]): RuleSample[] {
+  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
+  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
+}
+
+function alertsOf(state: BatteryState): ActiveAlert[] {
+  if (!state.alert) return [];
+  return [{
+    key: ALERT_KEY, severity: state.alert.severity, type: ALERT_TYPE, display_name: state.alert.displayName,
+    due_date: null, due_miles_remaining: null,
+  }];
+}
+
+export const batteryVoltageRule: Rule<BatteryState> = {
+  name: 'battery_voltage',
+  initial: initialBatteryState,
+  evaluate(prev, input, config, now) {
+    const battery = config.battery;
+    let state = prev;
+    for (const sample of ordered(input.samples)) {
+      const atMs = sample.recordedAt.getTime();
+      if (!Number.isFinite(atMs)) continue;
+      if (sample.signal === 'engine_state') {
+        const running = engineRunning(sample.value);
+        if (running === null) continue;
+        // The old mode's condition held right up to the change.
+        state = applyEngineState(settle(state, atMs, battery), running, atMs);
+      } else if (sample.signal === 'battery_voltage') {
+        const voltage = volts(sample.value);
+        if (voltage === null) continue;
+        state = settle(applyVoltage(settle(state, atMs, battery), voltage, atMs, battery), atMs, battery);
+      }
+    }
+    state = settle(state, now.getTime(), battery);
+    return { state, alerts: alertsOf(state) };
+  },
+};

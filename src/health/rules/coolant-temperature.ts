@@ -1,0 +1,130 @@
+/**
+ * Coolant temperature (research/health-rules.md §2 `coolant_temperature_high`): overheating while
+ * the engine runs. At or above `highC` for `confirmSeconds`: high; at or above `criticalC`: critical
+ * at once (a boiling engine cannot wait for confirmation). Latched until the temperature stayed
+ * below `highC − rearmMarginC` for `rearmSeconds`.
+ *
+ * - Only running-engine readings raise: after shut-off the coolant stops circulating and heat
+ *   soak pushes the sensor up without harm. Any reading counts toward clearing: a cool engine is
+ *   cool whether or not it runs.
+ * - Engine state unknown (no `engine_state` sample yet) counts as running: a provider that sends
+ *   coolant but no engine state would otherwise never be checked.
+ * - time: a condition holds from its first sample until a sample stops showing it; between
+ *   samples (and in a sweep without samples) the last value is taken to hold.
+ *
+ * State is JSON: epoch ms numbers.
+ */
+import type { AlertSeverity } from '../../domain/vehicle.js';
+import type { HealthConfig } from '../config.js';
+import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+
+type CoolantSeverity = Extract<AlertSeverity, 'high' | 'critical'>;
+
+export interface CoolantState {
+  /** From `engine_state` samples; null (unknown) counts as running. */
+  running: boolean | null;
+  /** The last temperature used, for the display name when the timer completes in a sweep. */
+  lastCelsius: number | null;
+  /** Running, at or above `highC` since. */
+  highSinceMs: number | null;
+  /** While an alert is active: below `highC − rearmMarginC` since. */
+  recoverSinceMs: number | null;
+  alert: { severity: CoolantSeverity; displayName: string } | null;
+}
+
+const ALERT_TYPE = 'coolant_temperature_high';
+const ALERT_KEY = 'coolant';
+const severityRank: Record<CoolantSeverity, number> = { high: 0, critical: 1 };
+
+type CoolantConfig = HealthConfig['coolant'];
+
+function initialCoolantState(): CoolantState {
+  return { running: null, lastCelsius: null, highSinceMs: null, recoverSinceMs: null, alert: null };
+}
+
+function celsius(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function engineRunning(value: unknown): boolean | null {
+  if (value === 'on' || value === 'idle') return true;
+  if (value === 'off') return false;
+  return null;
+}
+
+function displayName(temperature: number | null): string {
+  return `Coolant temperature high: ${temperature === null ? '?' : Math.round(temperature)} °C`;
+}
+
+/** Raises or escalates; never lowers the severity of the running episode. */
+function raise(state: CoolantState, severity: CoolantSeverity): CoolantState {
+  const current = state.alert;
+  if (current && severityRank[severity] <= severityRank[current.severity]) return state;
+  return { ...state, recoverSinceMs: null, alert: { severity, displayName: displayName(state.lastCelsius) } };
+}
+
+/** Completes whatever timers have run their duration by `atMs`: clear first, then raise. */
+function settle(state: CoolantState, atMs: number, config: CoolantConfig): CoolantState {
+  let next = state;
+  if (next.alert && next.recoverSinceMs !== null && atMs - next.recoverSinceMs >= config.rearmSeconds * 1000) {
+    next = { ...next, alert: null, recoverSinceMs: null };
+  }
+  if (next.highSinceMs !== null && atMs - next.highSinceMs >= config.confirmSeconds * 1000) next = raise(next, 'high');
+  return next;
+}
+
+function applyTemperature(state: CoolantState, temperature: number, atMs: number, config: CoolantConfig): CoolantState {
+  const running = state.running !== false;
+  const high = running && temperature >= config.highC;
+  const recovering = state.alert !== null && temperature < config.highC - config.rearmMarginC;
+  const next: CoolantState = {
+    ...state,
+    lastCelsius: temperature,
+    highSinceMs: high ? (state.highSinceMs ?? atMs) : null,
+    recoverSinceMs: recovering ? (state.recoverSinceMs ?? atMs) : null,
+  };
+  return running && temperature >= config.criticalC ? raise(next, 'critical') : next;
+}
+
+function applyEngineState(state: CoolantState, running: boolean): CoolantState {
+  // A new run needs a new reading: the last one may be hours old.
+  return running ? { ...state, running } : { ...state, running, highSinceMs: null };
+}
+
+/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new state. */
+function ordered(samples: readonly RuleSample[]): RuleSample[] {
+  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
+  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
+}
+
+function alertsOf(state: CoolantState): ActiveAlert[] {
+  if (!state.alert) return [];
+  return [{
+    key: ALERT_KEY, severity: state.alert.severity, type: ALERT_TYPE, display_name: state.alert.displayName,
+    due_date: null, due_miles_remaining: null,
+  }];
+}
+
+export const coolantTemperatureRule: Rule<CoolantState> = {
+  name: 'coolant_temperature',
+  initial: initialCoolantState,
+  evaluate(prev, input, config, now) {
+    const coolant = config.coolant;
+    let state = prev;
+    for (const sample of ordered(input.samples)) {
+      const atMs = sample.recordedAt.getTime();
+      if (!Number.isFinite(atMs)) continue;
+      if (sample.signal === 'engine_state') {
+        const running = engineRunning(sample.value);
+        if (running === null) continue;
+        state = applyEngineState(settle(state, atMs, coolant), running);
+      } else if (sample.signal === 'coolant_temp_c') {
+        const temperature = celsius(sample.value);
+        if (temperature === null) continue;
+        state = settle(applyTemperature(settle(state, atMs, coolant), temperature, atMs, coolant), atMs, coolant);
+      }
+    }
+    state = settle(state, now.getTime(), coolant);
+    return { state, alerts: alertsOf(state) };
+  },
+};

@@ -1,0 +1,125 @@
+/**
+ * Fuel level (research/health-rules.md §2 `fuel_level_low`): at or below `lowPercent` for
+ * `confirmSeconds` with the engine running: low; at or below `criticalPercent` for the same time:
+ * medium. Latched until a refuel brings the level to `rearmPercent` or more, whatever the engine
+ * state, so a level sloshing around the threshold raises one alert.
+ *
+ * - Only running time confirms: a parked vehicle's gauge reads unreliably on a slope, and nobody
+ *   needs a low-fuel alert for a vehicle that is not going anywhere.
+ * - Engine state unknown (no `engine_state` sample yet) counts as running: Motive and Smartcar
+ *   send fuel but no engine state, and would otherwise never be checked.
+ * - time: a condition holds from its first sample until a sample stops showing it; between
+ *   samples (and in a sweep without samples) the last value is taken to hold. The level does not
+ *   change when the engine starts, so a low last reading starts the timer at engine-on.
+ *
+ * State is JSON: epoch ms numbers.
+ */
+import type { AlertSeverity } from '../../domain/vehicle.js';
+import type { HealthConfig } from '../config.js';
+import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+
+type FuelSeverity = Extract<AlertSeverity, 'low' | 'medium'>;
+
+export interface FuelState {
+  /** From `engine_state` samples; null (unknown) counts as running. */
+  running: boolean | null;
+  lastPercent: number | null;
+  /** Running, at or below `lowPercent` since. */
+  lowSinceMs: number | null;
+  /** Running, at or below `criticalPercent` since. */
+  criticalSinceMs: number | null;
+  alert: { severity: FuelSeverity; displayName: string } | null;
+}
+
+const ALERT_TYPE = 'fuel_level_low';
+const ALERT_KEY = 'fuel';
+const severityRank: Record<FuelSeverity, number> = { low: 0, medium: 1 };
+
+type FuelConfig = HealthConfig['fuel'];
+
+function initialFuelState(): FuelState {
+  return { running: null, lastPercent: null, lowSinceMs: null, criticalSinceMs: null, alert: null };
+}
+
+function percent(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function engineRunning(value: unknown): boolean | null {
+  if (value === 'on' || value === 'idle') return true;
+  if (value === 'off') return false;
+  return null;
+}
+
+function displayName(level: number | null): string {
+  return `Fuel low: ${level === null ? '?' : Math.round(level)}%`;
+}
+
+/** The confirmation timers for the last level, counted only while the engine runs. */
+function timers(state: FuelState, atMs: number, config: FuelConfig): Pick<FuelState, 'lowSinceMs' | 'criticalSinceMs'> {
+  const level = state.lastPercent;
+  if (state.running === false || level === null) return { lowSinceMs: null, criticalSinceMs: null };
+  return {
+    lowSinceMs: level <= config.lowPercent ? (state.lowSinceMs ?? atMs) : null,
+    criticalSinceMs: level <= config.criticalPercent ? (state.criticalSinceMs ?? atMs) : null,
+  };
+}
+
+/** Completes the confirmation timers that have run their duration by `atMs`; never lowers severity. */
+function settle(state: FuelState, atMs: number, config: FuelConfig): FuelState {
+  const held = (since: number | null) => since !== null && atMs - since >= config.confirmSeconds * 1000;
+  const severity: FuelSeverity | null = held(state.criticalSinceMs) ? 'medium' : held(state.lowSinceMs) ? 'low' : null;
+  if (!severity) return state;
+  if (state.alert && severityRank[severity] <= severityRank[state.alert.severity]) return state;
+  return { ...state, alert: { severity, displayName: displayName(state.lastPercent) } };
+}
+
+function applyLevel(state: FuelState, level: number, atMs: number, config: FuelConfig): FuelState {
+  const refuelled = level >= config.rearmPercent;
+  const next: FuelState = { ...state, lastPercent: level, alert: refuelled ? null : state.alert };
+  return { ...next, ...timers(next, atMs, config) };
+}
+
+function applyEngineState(state: FuelState, running: boolean, atMs: number, config: FuelConfig): FuelState {
+  if (running === (state.running !== false)) return { ...state, running };
+  const next: FuelState = { ...state, running, lowSinceMs: null, criticalSinceMs: null };
+  return { ...next, ...timers(next, atMs, config) };
+}
+
+/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new state. */
+function ordered(samples: readonly RuleSample[]): RuleSample[] {
+  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
+  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
+}
+
+function alertsOf(state: FuelState): ActiveAlert[] {
+  if (!state.alert) return [];
+  return [{
+    key: ALERT_KEY, severity: state.alert.severity, type: ALERT_TYPE, display_name: state.alert.displayName,
+    due_date: null, due_miles_remaining: null,
+  }];
+}
+
+export const fuelLevelRule: Rule<FuelState> = {
+  name: 'fuel_level',
+  initial: initialFuelState,
+  evaluate(prev, input, config, now) {
+    const fuel = config.fuel;
+    let state = prev;
+    for (const sample of ordered(input.samples)) {
+      const atMs = sample.recordedAt.getTime();
+      if (!Number.isFinite(atMs)) continue;
+      if (sample.signal === 'engine_state') {
+        const running = engineRunning(sample.value);
+        if (running === null) continue;
+        state = applyEngineState(settle(state, atMs, fuel), running, atMs, fuel);
+      } else if (sample.signal === 'fuel_percent') {
+        const level = percent(sample.value);
+        if (level === null) continue;
+        state = settle(applyLevel(settle(state, atMs, fuel), level, atMs, fuel), atMs, fuel);
+      }
+    }
+    state = settle(state, now.getTime(), fuel);
+    return { state, alerts: alertsOf(state) };
+  },
+};

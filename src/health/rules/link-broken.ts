@@ -1,0 +1,180 @@
+/**
+ * The tracker link and the trusted odometer (research/health-rules.md §4, spec/000 LinkBroken).
+ * Not an alert rule: the engine runs it first, stores `LinkState` on the vehicle, writes
+ * `linkBroken` to the read model and hands `odometer` and `averageDailyKm` to the rules after it.
+ *
+ * - trusted odometer: the latest reading we believe. A manual (or service) entry is an anchor and
+ *   is trusted at once; a provider reading is trusted only when it agrees with the trusted one.
+ * - candidate: a provider reading that contradicts the trusted odometer (backwards, or faster
+ *   than any vehicle drives). It never becomes the trusted odometer (Fleetio never makes a voided
+ *   meter entry current), so one bad reading cannot move maintenance due dates.
+ * - conflict: `confirmReadings` consecutive candidates, or one far-backwards reading.
+ *
+ * State is JSON (ISO strings) and bounded: two counters, three small records, at most 31 days.
+ */
+import type { LinkBroken } from '../../domain/vehicle.js';
+import type { HealthConfig } from '../config.js';
+import { daysBetween, isoDate, startOfIsoDate } from '../dates.js';
+import type { RuleSample } from '../types.js';
+
+export interface LinkState {
+  /** The trusted odometer; `at` is the reading's time, `source` its provider or `manual`. */
+  trusted: { km: number; at: string; source: string } | null;
+  /** The latest provider (tracker) odometer reading, trusted or not: tells no_reading and stale. */
+  lastTracker: { km: number; at: string } | null;
+  /** Consecutive conflicting provider readings (capped at `confirmReadings`). */
+  candidates: number;
+  /** Set while the tracker contradicts the trusted odometer; `since` = last trusted reading's time. */
+  conflict: { since: string; trackerKm: number } | null;
+  /** Consecutive consistent provider readings while in conflict (capped at `confirmReadings`). */
+  consistentInConflict: number;
+  /** The last trusted km of each UTC day, oldest first, for the last 31 days: average daily distance. */
+  daily: Array<{ day: string; km: number }>;
+}
+
+export interface LinkEvaluation {
+  state: LinkState;
+  linkBroken: LinkBroken | null;
+  odometer: { km: number; at: Date; source: string } | null;
+}
+
+const odometerSignals: ReadonlySet<string> = new Set(['odometer_km', 'gps_odometer_km']);
+/** Hand-entered readings: someone looked at the dashboard, so they re-baseline everything. */
+const anchorSources: ReadonlySet<string> = new Set(['manual', 'service']);
+const msPerDay = 24 * 60 * 60 * 1000;
+/** Traccar `filter.future`: a reading dated more than a day ahead is a device clock error. */
+const maxFutureMs = msPerDay;
+/** The shortest gap the rate check divides by, so two readings a minute apart cannot look impossible. */
+const minRateGapDays = 1 / 24;
+const dailyWindowDays = 30;
+
+export function initialLinkState(): LinkState {
+  return { trusted: null, lastTracker: null, candidates: 0, conflict: null, consistentInConflict: 0, daily: [] };
+}
+
+function odometerKm(sample: RuleSample): number | null {
+  if (!odometerSignals.has(sample.signal)) return null;
+  const value = sample.value;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/** The first day kept in `daily`: today and the 30 days before it. */
+function firstKeptDay(now: Date): string {
+  return isoDate(new Date(now.getTime() - dailyWindowDays * msPerDay));
+}
+
+function withDaily(daily: LinkState['daily'], trusted: NonNullable<LinkState['trusted']>): LinkState['daily'] {
+  const day = trusted.at.slice(0, 10);
+  const last = daily[daily.length - 1];
+  // The trusted odometer only moves forward in time, so the day is the last entry or a new one.
+  if (last && last.day === day) return [...daily.slice(0, -1), { day, km: trusted.km }];
+  return [...daily, { day, km: trusted.km }];
+}
+
+function trust(state: LinkState, km: number, at: Date, source: string): LinkState {
+  const trusted = { km, at: at.toISOString(), source };
+  return { ...state, trusted, daily: withDaily(state.daily, trusted) };
+}
+
+function applyAnchor(state: LinkState, km: number, at: Date, source: string): LinkState {
+  // An anchor below the trusted odometer corrects it: the days recorded before were on a wrong
+  // baseline, and averaging across the correction would give a negative or wrong distance.
+  const rebased = state.trusted !== null && km < state.trusted.km;
+  const base = rebased ? { ...state, daily: [] } : state;
+  return { ...trust(base, km, at, source), candidates: 0, conflict: null, consistentInConflict: 0 };
+}
+
+function applyTracker(state: LinkState, km: number, at: Date, source: string, config: HealthConfig): LinkState {
+  const link = config.link;
+  const anchor = state.trusted;
+  if (!anchor) return trust(state, km, at, source);
+
+  const anchorAt = new Date(anchor.at);
+  const backwardsKm = anchor.km - km;
+  // Meters never roll back; the tolerance absorbs rounding between providers.
+  const backwards = backwardsKm > link.backwardsToleranceKm;
+  const rateKmPerDay = (km - anchor.km) / Math.max(daysBetween(anchorAt, at), minRateGapDays);
+  const impossibleRate = rateKmPerDay > link.maxDailyKm;
+
+  if (!backwards && !impossibleRate) {
+    const next = { ...trust(state, km, at, source), candidates: 0 };
+    if (!state.conflict) return { ...next, consistentInConflict: 0 };
+    const consistent = Math.min(state.consistentInConflict + 1, link.confirmReadings);
+    return consistent >= link.confirmReadings
+      ? { ...next, conflict: null, consistentInConflict: 0 }
+      : { ...next, consistentInConflict: consistent };
+  }
+
+  const candidates = Math.min(state.candidates + 1, link.confirmReadings);
+  const confirmed = candidates >= link.confirmReadings || backwardsKm > link.immediateConflictKm;
+  let conflict = state.conflict;
+  if (conflict) conflict = { ...conflict, trackerKm: km };
+  else if (confirmed) conflict = { since: anchor.at, trackerKm: km };
+  return { ...state, candidates, conflict, consistentInConflict: 0 };
+}
+
+function linkBrokenOf(state: LinkState, telematicsProvider: string | null, config: HealthConfig, now: Date): LinkBroken | null {
+  // A manually tracked vehicle has no link to break.
+  if (telematicsProvider === null) return null;
+  if (!state.lastTracker) return { reason: 'no_reading', since: null, tracker_km: null };
+  if (state.conflict) return { reason: 'conflict', since: state.conflict.since, tracker_km: state.conflict.trackerKm };
+  if (daysBetween(new Date(state.lastTracker.at), now) > config.link.staleDays) {
+    return { reason: 'stale', since: state.lastTracker.at, tracker_km: null };
+  }
+  return null;
+}
+
+/**
+ * Feeds new samples (oldest first) through the link state. Samples that are not odometer readings
+ * are ignored, as are readings dated more than a day after `now` and readings older than the
+ * trusted odometer (a late reading must not move the trusted odometer back).
+ */
+export function evaluateLink(
+  prev: LinkState,
+  samples: readonly RuleSample[],
+  telematicsProvider: string | null,
+  config: HealthConfig,
+  now: Date,
+): LinkEvaluation {
+  let state = prev;
+  for (const sample of samples) {
+    const km = odometerKm(sample);
+    if (km === null) continue;
+    const at = sample.recordedAt;
+    if (at.getTime() > now.getTime() + maxFutureMs) continue;
+    const anchor = anchorSources.has(sample.source);
+    if (!anchor) {
+      // Any provider reading proves the tracker reports (no_reading, stale), even a late one.
+      const last = state.lastTracker;
+      if (!last || at.getTime() >= Date.parse(last.at)) state = { ...state, lastTracker: { km, at: at.toISOString() } };
+    }
+    if (state.trusted && at.getTime() < Date.parse(state.trusted.at)) continue;
+    state = anchor ? applyAnchor(state, km, at, sample.source) : applyTracker(state, km, at, sample.source, config);
+  }
+  const keepFrom = firstKeptDay(now);
+  if (state.daily.some((entry) => entry.day < keepFrom)) {
+    state = { ...state, daily: state.daily.filter((entry) => entry.day >= keepFrom) };
+  }
+  const trusted = state.trusted;
+  return {
+    state,
+    linkBroken: linkBrokenOf(state, telematicsProvider, config, now),
+    odometer: trusted ? { km: trusted.km, at: new Date(trusted.at), source: trusted.source } : null,
+  };
+}
+
+/**
+ * Average distance per day over the last 30 days: the trusted distance between the oldest and the
+ * newest day kept, over the days between them. Null with fewer than two days (nothing to compare).
+ * A small negative distance (tracker jitter within the backwards tolerance) counts as zero.
+ */
+export function averageDailyKm(state: LinkState, now: Date): number | null {
+  const keepFrom = firstKeptDay(now);
+  const days = state.daily.filter((entry) => entry.day >= keepFrom);
+  const oldest = days[0];
+  const newest = days[days.length - 1];
+  if (!oldest || !newest || days.length < 2) return null;
+  const spanDays = daysBetween(startOfIsoDate(oldest.day), startOfIsoDate(newest.day));
+  if (spanDays <= 0) return null;
+  return Math.max(0, newest.km - oldest.km) / spanDays;
+}

@@ -1,0 +1,72 @@
+/**
+ * maintenance_due: one alert per configured interval that is due soon or overdue (research §2–§3).
+ * Stateless: the due status follows from the last service, the baseline and the trusted odometer
+ * each time, and the engine tells opened from resolved alerts by comparing successive sets; a
+ * service entry changes `lastServices` and so resolves the alert.
+ *
+ * Baseline without service history: when we started tracking the vehicle (`createdAt`), with the
+ * odometer at that time estimated from today's trusted odometer and the 30-day average daily
+ * distance (maintenance.ts `estimateOdometerKmAt`). Taking today's odometer as the baseline would
+ * move it with every reading, so the distance part would never come due.
+ */
+import type { AlertSeverity } from '../../domain/vehicle.js';
+import type { MaintenanceInterval } from '../config.js';
+import { daysBetween, startOfIsoDate } from '../dates.js';
+import { computeMaintenanceDue, type MaintenanceDue } from '../maintenance.js';
+import type { ActiveAlert, Rule } from '../types.js';
+
+/** "oil_change" → "Oil change". */
+function label(type: string): string {
+  const words = type.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function displayName(type: string, due: MaintenanceDue, interval: MaintenanceInterval): string {
+  const name = label(type);
+  const miles = due.dueMilesRemaining;
+  if (due.status === 'overdue') {
+    if (miles !== null && miles < 0) return `${name} overdue by ${-miles} mi`;
+    if (miles === 0) return `${name} due now`;
+    return `${name} overdue since ${due.dueDate}`;
+  }
+  if (miles !== null && miles <= interval.soonMiles) return `${name} due in ${miles} mi`;
+  return `${name} due by ${due.dueDate}`;
+}
+
+/** Overdue by more than the escalation limits: whole calendar days past the due date, or miles. */
+function escalated(due: MaintenanceDue, interval: MaintenanceInterval, now: Date): boolean {
+  if (due.dueMilesRemaining !== null && -due.dueMilesRemaining > interval.escalateAfterMiles) return true;
+  if (due.dueDate === null) return false;
+  const daysOverdue = Math.floor(daysBetween(startOfIsoDate(due.dueDate), now));
+  return daysOverdue > interval.escalateAfterDays;
+}
+
+function severity(due: MaintenanceDue, interval: MaintenanceInterval, now: Date): AlertSeverity {
+  if (due.status === 'due_soon') return interval.soonSeverity;
+  return escalated(due, interval, now) ? interval.escalatedSeverity : interval.overdueSeverity;
+}
+
+export const maintenanceDueRule: Rule<Record<string, never>> = {
+  name: 'maintenance_due',
+  initial: () => ({}),
+  evaluate(prev, input, config, now) {
+    const alerts: ActiveAlert[] = [];
+    const baseline = { at: input.vehicle.createdAt, odometerKm: null };
+    for (const [type, interval] of Object.entries(config.maintenance)) {
+      if (!interval.enabled) continue;
+      const due = computeMaintenanceDue(
+        interval, input.vehicle.lastServices[type] ?? null, baseline, input.odometer, input.averageDailyKm, now,
+      );
+      if (!due || due.status === 'upcoming') continue;
+      alerts.push({
+        key: type,
+        severity: severity(due, interval, now),
+        type,
+        display_name: displayName(type, due, interval),
+        due_date: due.dueDate,
+        due_miles_remaining: due.dueMilesRemaining,
+      });
+    }
+    return { state: prev, alerts };
+  },
+};

@@ -1,0 +1,63 @@
+/**
+ * The health rule contract. A rule is a pure function of (previous state, new samples, config,
+ * now) → (new state, active alerts). No I/O, no clock: `now` is an argument. Rules are listed in
+ * one ordered registry (src/health/registry.ts); the same shape serves the monitoring event
+ * detectors of spec/001.
+ *
+ * Terminology:
+ * - sample: a reading fed to the rules, oldest first, always newer than anything fed before.
+ * - active alert: a condition that holds now; the engine compares successive sets to tell when
+ *   an alert opened or resolved, so a rule reports what holds, not what changed.
+ * - episode: a condition continuously true (with hysteresis); a rule raises at most one alert per
+ *   episode and re-arms only after the condition has cleared.
+ */
+import type { AlertSeverity } from '../domain/vehicle.js';
+import type { HealthConfig } from './config.js';
+
+/** A sample as the rules see it: one signal value of the vehicle at the time it was recorded. */
+export interface RuleSample {
+  signal: string;
+  recordedAt: Date;
+  value: unknown;
+  /** Provider name, or `manual` for a hand-entered odometer. */
+  source: string;
+}
+
+/** An alert a rule holds active; `key` tells apart alerts of one type (a tire, a DTC code). */
+export interface ActiveAlert {
+  key: string;
+  severity: AlertSeverity;
+  type: string;
+  display_name: string;
+  due_date: string | null;
+  due_miles_remaining: number | null;
+}
+
+/** Facts about the vehicle that are not samples, loaded by the worker for every evaluation. */
+export interface VehicleFacts {
+  telematicsProvider: string | null;
+  /** When we started tracking the vehicle (maintenance baseline without service history). */
+  createdAt: Date;
+  /** Last service of each maintenance type: from completed runs' items and operator service entries. */
+  lastServices: Record<string, { at: Date; odometerKm: number | null }>;
+}
+
+export interface RuleInput {
+  samples: readonly RuleSample[];
+  vehicle: VehicleFacts;
+  /** The trusted odometer after the link rule ran this evaluation (rules after it in the registry may use it). */
+  odometer: { km: number; at: Date } | null;
+  /** Average distance per day over the last 30 days, from the trusted odometer; null when unknown. */
+  averageDailyKm: number | null;
+}
+
+export interface RuleResult<S> {
+  state: S;
+  alerts: ActiveAlert[];
+}
+
+export interface Rule<S> {
+  name: string;
+  initial: () => S;
+  evaluate(prev: S, input: RuleInput, config: HealthConfig, now: Date): RuleResult<S>;
+}
