@@ -3,11 +3,12 @@
  * figure beside its ceiling measured in the same run, and writes JSON to bench/results/.
  */
 import { benchApi } from './api.js';
+import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
 import { writeResult } from './support.js';
 
 /** Each bench gets the command-line options (e.g. `--readings 200000` for ingest). */
-const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = { api: benchApi, ingest: benchIngest };
+const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = { api: benchApi, ingest: benchIngest, health: benchHealth };
 
 const args = process.argv.slice(2);
 const requested = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));

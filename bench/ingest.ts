@@ -18,22 +18,22 @@ import { benchConfig, freshDatabase, printTable, startService, type Service } fr
 
 const vehicleCount = 1000;
 const readingsPerPush = 100;
-const pushConcurrency = 8;
+export const pushConcurrency = 8;
 const copyBatchRows = 10_000;
 
-interface Batch {
+export interface Batch {
   body: string;
   samples: number;
 }
 
 type Fleet = ReturnType<typeof createSimulatedFleet>;
 
-function benchFleet(): Fleet {
+export function benchFleet(): Fleet {
   return createSimulatedFleet({ seed: 42, vehicleCount, start: new Date('2026-11-02T06:00:00Z'), idPrefix: 'bench' });
 }
 
 /** Simulator batches holding at least `target` samples, generated before the clock starts. */
-function generateBatches(fleet: Fleet, target: number, vehicleIds: string[]): Batch[] {
+export function generateBatches(fleet: Fleet, target: number, vehicleIds: string[]): Batch[] {
   const known = new Set(vehicleIds);
   const batches: Batch[] = [];
   let total = 0;
@@ -50,7 +50,7 @@ function generateBatches(fleet: Fleet, target: number, vehicleIds: string[]): Ba
   return batches;
 }
 
-async function seed(pool: Pool, secret: string): Promise<{ connectionId: string; vehicleIds: string[] }> {
+export async function seed(pool: Pool, secret: string): Promise<{ connectionId: string; vehicleIds: string[] }> {
   const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Ingest Bench') RETURNING id`);
   const connection = await pool.query<{ id: string }>(
     `INSERT INTO provider_connections (company_id, provider, config_ciphertext) VALUES ($1, 'simulator', $2) RETURNING id`,

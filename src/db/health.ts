@@ -114,6 +114,8 @@ export interface HealthWrite {
   odometer: { km: number; as_of: string; source: string } | null;
   /** Health, link or odometer changed: updated_at moves. */
   visibleChange: boolean;
+  /** The rules' state or the evaluated-through time moved: the state row is written. */
+  stateChanged: boolean;
   state: HealthState;
   evaluatedThrough: Date | null;
   events: HealthEvent[];
@@ -135,14 +137,17 @@ export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], e
       values: [JSON.stringify(changed.map((w) => ({ id: w.vehicleId, health: w.health, link_broken: w.linkBroken, odometer: w.odometer })))],
     });
   }
-  await q.query({
-    name: 'save-health-state',
-    text: `INSERT INTO vehicle_health_state (vehicle_id, evaluated_through, state, evaluated_at)
-           SELECT id, through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, through timestamptz, state jsonb)
-           ON CONFLICT (vehicle_id) DO UPDATE
-             SET evaluated_through = excluded.evaluated_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
-    values: [JSON.stringify(writes.map((w) => ({ id: w.vehicleId, through: w.evaluatedThrough, state: w.state }))), evaluatedAt],
-  });
+  const states = writes.filter((w) => w.stateChanged);
+  if (states.length > 0) {
+    await q.query({
+      name: 'save-health-state',
+      text: `INSERT INTO vehicle_health_state (vehicle_id, evaluated_through, state, evaluated_at)
+             SELECT id, through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, through timestamptz, state jsonb)
+             ON CONFLICT (vehicle_id) DO UPDATE
+               SET evaluated_through = excluded.evaluated_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
+      values: [JSON.stringify(states.map((w) => ({ id: w.vehicleId, through: w.evaluatedThrough, state: w.state }))), evaluatedAt],
+    });
+  }
   const events = cascade ? writes.flatMap((w) => w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload }))) : [];
   if (events.length > 0) {
     await q.query({

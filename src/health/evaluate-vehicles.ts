@@ -51,6 +51,11 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
     const odometerChanged = odometer !== null && !isDeepStrictEqual(odometer, subject.odometer);
     const visibleChange =
       odometerChanged || !isDeepStrictEqual(result.health, subject.health) || !isDeepStrictEqual(result.linkBroken, subject.linkBroken);
+    const evaluatedThrough = fed.length > 0 ? fed[fed.length - 1]!.recordedAt : subject.evaluatedThrough;
+    // Compared as stored (a JSON round trip drops undefined fields), so an idle sweep writes nothing.
+    const stateChanged =
+      evaluatedThrough?.getTime() !== subject.evaluatedThrough?.getTime() ||
+      !isDeepStrictEqual(JSON.parse(JSON.stringify(result.state)), subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
@@ -58,8 +63,9 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
       linkBroken: result.linkBroken,
       odometer: odometerChanged ? odometer : null,
       visibleChange,
+      stateChanged,
       state: result.state,
-      evaluatedThrough: fed.length > 0 ? fed[fed.length - 1]!.recordedAt : subject.evaluatedThrough,
+      evaluatedThrough,
       events: result.events,
     };
   });

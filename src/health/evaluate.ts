@@ -83,6 +83,8 @@ export function evaluateVehicleHealth(
     samples,
     vehicle,
     odometer: link.odometer ? { km: link.odometer.km, at: link.odometer.at } : null,
+    firstOdometer: link.state.first ? { km: link.state.first.km, at: new Date(link.state.first.at) } : null,
+    linkBroken: link.linkBroken,
     averageDailyKm: averageDailyKm(link.state, now),
   };
 

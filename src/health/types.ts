@@ -11,7 +11,7 @@
  * - episode: a condition continuously true (with hysteresis); a rule raises at most one alert per
  *   episode and re-arms only after the condition has cleared.
  */
-import type { AlertSeverity } from '../domain/vehicle.js';
+import type { AlertSeverity, LinkBroken } from '../domain/vehicle.js';
 import type { HealthConfig } from './config.js';
 
 /** A sample as the rules see it: one signal value of the vehicle at the time it was recorded. */
@@ -47,6 +47,10 @@ export interface RuleInput {
   vehicle: VehicleFacts;
   /** The trusted odometer after the link rule ran this evaluation (rules after it in the registry may use it). */
   odometer: { km: number; at: Date } | null;
+  /** The first trusted odometer: where maintenance counts from without service history. */
+  firstOdometer: { km: number; at: Date } | null;
+  /** The tracker link as the link rule settled it (a conflict makes distances unreliable). */
+  linkBroken: LinkBroken | null;
   /** Average distance per day over the last 30 days, from the trusted odometer; null when unknown. */
   averageDailyKm: number | null;
 }

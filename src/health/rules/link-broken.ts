@@ -30,6 +30,11 @@ export interface LinkState {
   consistentInConflict: number;
   /** The last trusted km of each UTC day, oldest first, for the last 31 days: average daily distance. */
   daily: Array<{ day: string; km: number }>;
+  /**
+   * The first trusted odometer (reset by a correcting anchor): the stable starting point of
+   * maintenance intervals for a vehicle without service history. Absent in states stored before it existed.
+   */
+  first?: { km: number; at: string } | null;
 }
 
 export interface LinkEvaluation {
@@ -49,7 +54,7 @@ const minRateGapDays = 1 / 24;
 const dailyWindowDays = 30;
 
 export function initialLinkState(): LinkState {
-  return { trusted: null, lastTracker: null, candidates: 0, conflict: null, consistentInConflict: 0, daily: [] };
+  return { trusted: null, lastTracker: null, candidates: 0, conflict: null, consistentInConflict: 0, daily: [], first: null };
 }
 
 function odometerKm(sample: RuleSample): number | null {
@@ -73,14 +78,14 @@ function withDaily(daily: LinkState['daily'], trusted: NonNullable<LinkState['tr
 
 function trust(state: LinkState, km: number, at: Date, source: string): LinkState {
   const trusted = { km, at: at.toISOString(), source };
-  return { ...state, trusted, daily: withDaily(state.daily, trusted) };
+  return { ...state, trusted, daily: withDaily(state.daily, trusted), first: state.first ?? { km, at: trusted.at } };
 }
 
 function applyAnchor(state: LinkState, km: number, at: Date, source: string): LinkState {
   // An anchor below the trusted odometer corrects it: the days recorded before were on a wrong
   // baseline, and averaging across the correction would give a negative or wrong distance.
   const rebased = state.trusted !== null && km < state.trusted.km;
-  const base = rebased ? { ...state, daily: [] } : state;
+  const base = rebased ? { ...state, daily: [], first: null } : state;
   return { ...trust(base, km, at, source), candidates: 0, conflict: null, consistentInConflict: 0 };
 }
 

@@ -4,10 +4,14 @@
  * each time, and the engine tells opened from resolved alerts by comparing successive sets; a
  * service entry changes `lastServices` and so resolves the alert.
  *
- * Baseline without service history: when we started tracking the vehicle (`createdAt`), with the
- * odometer at that time estimated from today's trusted odometer and the 30-day average daily
- * distance (maintenance.ts `estimateOdometerKmAt`). Taking today's odometer as the baseline would
- * move it with every reading, so the distance part would never come due.
+ * Baseline without service history: the first trusted odometer reading (when we started tracking
+ * the vehicle's distance). Before there is one, `createdAt` with the odometer at that time
+ * estimated from today's trusted odometer and the 30-day average daily distance
+ * (maintenance.ts `estimateOdometerKmAt`). Taking today's odometer as the baseline would move it
+ * with every reading, so the distance part would never come due.
+ *
+ * While the tracker contradicts the odometer (link conflict) distances are unverified, so only
+ * the time-based status is reported (research/health-rules.md §3).
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { MaintenanceInterval } from '../config.js';
@@ -51,11 +55,14 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
   initial: () => ({}),
   evaluate(prev, input, config, now) {
     const alerts: ActiveAlert[] = [];
-    const baseline = { at: input.vehicle.createdAt, odometerKm: null };
+    const baseline = input.firstOdometer
+      ? { at: input.firstOdometer.at, odometerKm: input.firstOdometer.km }
+      : { at: input.vehicle.createdAt, odometerKm: null };
+    const odometer = input.linkBroken?.reason === 'conflict' ? null : input.odometer;
     for (const [type, interval] of Object.entries(config.maintenance)) {
       if (!interval.enabled) continue;
       const due = computeMaintenanceDue(
-        interval, input.vehicle.lastServices[type] ?? null, baseline, input.odometer, input.averageDailyKm, now,
+        interval, input.vehicle.lastServices[type] ?? null, baseline, odometer, input.averageDailyKm, now,
       );
       if (!due || due.status === 'upcoming') continue;
       alerts.push({

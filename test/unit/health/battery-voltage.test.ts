@@ -18,7 +18,7 @@ function vehicle(config: HealthConfig = defaultHealthConfig) {
   let state: BatteryState = batteryVoltageRule.initial();
   return {
     feed(samples: RuleSample[], nowSeconds: number): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null };
+      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
       const result = batteryVoltageRule.evaluate(state, input, config, at(nowSeconds));
       state = JSON.parse(JSON.stringify(result.state)) as BatteryState;
       expect(state).toEqual(result.state);

@@ -21,7 +21,7 @@ function vehicle(config: HealthConfig = defaultHealthConfig) {
   let state: BrakeLiningState = brakeLiningRule.initial();
   return {
     feed(samples: RuleSample[], nowSeconds = 0): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null };
+      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
       const result = brakeLiningRule.evaluate(state, input, config, at(nowSeconds));
       state = JSON.parse(JSON.stringify(result.state)) as BrakeLiningState;
       expect(state).toEqual(result.state);

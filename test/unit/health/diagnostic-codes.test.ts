@@ -28,7 +28,7 @@ function vehicle(config: HealthConfig = defaultHealthConfig) {
   let state: DiagnosticCodesState = diagnosticCodesRule.initial();
   return {
     feed(...samples: RuleSample[]): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null };
+      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
       const result = diagnosticCodesRule.evaluate(state, input, config, at(clock));
       state = JSON.parse(JSON.stringify(result.state)) as DiagnosticCodesState;
       expect(state).toEqual(result.state);

@@ -278,3 +278,15 @@ describe('link: daily distance', () => {
     expect(averageDailyKm(state, after(2 * day))).toBeNull();
   });
 });
+
+describe('link: first trusted odometer', () => {
+  it('keeps the first trusted reading as the maintenance baseline, and resets it with a correcting anchor', () => {
+    const state = feed(initialLinkState(), [reading(10_000, t0), reading(10_050, after(hour)), reading(10_120, after(2 * hour))]).state;
+    expect(state.first).toEqual({ km: 10_000, at: t0.toISOString() });
+    const corrected = feed(state, [reading(9_000, after(3 * hour), 'manual')]).state;
+    expect(corrected.first).toEqual({ km: 9_000, at: after(3 * hour).toISOString() });
+    // A state stored before `first` existed takes the next trusted reading.
+    const { first: _omitted, ...legacy } = state;
+    expect(feed(legacy as LinkState, [reading(10_200, after(4 * hour))]).state.first).toEqual({ km: 10_200, at: after(4 * hour).toISOString() });
+  });
+});

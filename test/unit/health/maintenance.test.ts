@@ -194,15 +194,30 @@ describe('maintenanceDueRule', () => {
     odometerAt?: Date;
     averageMiles?: number | null;
     createdAt?: Date;
+    firstMiles?: { miles: number; at: Date };
+    conflict?: boolean;
     now: Date;
   }): RuleInput {
     return {
       samples: [],
       vehicle: { telematicsProvider: 'samsara', createdAt: options.createdAt ?? d('2025-01-01T00:00:00Z'), lastServices: options.lastServices ?? {} },
       odometer: options.miles === null ? null : odo(options.miles, options.odometerAt ?? options.now),
+      firstOdometer: options.firstMiles ? { km: milesToKm(options.firstMiles.miles), at: options.firstMiles.at } : null,
+      linkBroken: options.conflict ? { reason: 'conflict', since: '2026-11-01T00:00:00.000Z', tracker_km: 1 } : null,
       averageDailyKm: options.averageMiles == null ? null : milesToKm(options.averageMiles),
     };
   }
+
+  it('counts from the first trusted odometer when there is no service history', () => {
+    const alerts = evaluate(only('oil_change'), input({ firstMiles: { miles: 20_000, at: d('2026-09-01T00:00:00Z') }, miles: 24_700, now }), now);
+    expect(alerts).toEqual([expect.objectContaining({ type: 'oil_change', due_miles_remaining: 300 })]);
+  });
+
+  it('reports only the time-based status while the tracker contradicts the odometer', () => {
+    const lastServices = oilAt('2026-10-01T00:00:00Z', 10_000);
+    expect(evaluate(only('oil_change'), input({ lastServices, miles: 20_000, now }), now)[0]).toMatchObject({ due_miles_remaining: -5000 });
+    expect(evaluate(only('oil_change'), input({ lastServices, miles: 20_000, conflict: true, now }), now)).toEqual([]);
+  });
 
   const evaluate = (config: HealthConfig, ruleInput: RuleInput, now: Date) =>
     maintenanceDueRule.evaluate(maintenanceDueRule.initial(), ruleInput, config, now).alerts;

@@ -1,0 +1,121 @@
+/**
+ * Health stage costs, in one run:
+ * - the sweep: vehicle evaluations per second over 100,000 vehicles (the same code as the
+ *   health.sweep job: pages of 500, one transaction each);
+ * - the per-reading cost the rules add to ingestion: the ingest path with and without the health
+ *   worker, same pushes, timed until everything (readings, state, health) is written.
+ */
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { listActiveVehicleIds } from '../src/db/health.js';
+import { withTransaction, type Pool } from '../src/db/pool.js';
+import { evaluateVehicles } from '../src/health/evaluate-vehicles.js';
+import { signSimulatedBody } from '../providers/simulator.js';
+import { benchFleet, generateBatches, pushConcurrency, seed } from './ingest.js';
+import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+
+const sweepVehicles = 100_000;
+const ingestSamples = 300_000;
+
+async function seedSweepFleet(pool: Pool): Promise<void> {
+  const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Sweep Bench') RETURNING id`);
+  // A realistic read model: each vehicle has an odometer, a last reading 1–10 days old (some turn
+  // stale), and a few readings the first sweep feeds to the rules.
+  await pool.query(
+    `INSERT INTO vehicles (company_id, name, telematics_provider, provider_vehicle_id, signals, as_of, created_at)
+     SELECT $1, 'V' || i, 'samsara', 'sam-' || i,
+            jsonb_build_object('odometer', jsonb_build_object('km', 50000 + i, 'as_of', now() - ((i % 10) || ' days')::interval, 'source', 'samsara')),
+            now() - ((i % 10) || ' days')::interval, now() - interval '400 days'
+     FROM generate_series(1, $2) AS i`,
+    [company.rows[0]!.id, sweepVehicles],
+  );
+  await pool.query(
+    `INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, source)
+     SELECT v.id, s.signal, v.as_of - (s.n || ' minutes')::interval, s.value, 'samsara'
+     FROM vehicles v
+     CROSS JOIN (VALUES ('odometer_km', 0, 50000.0), ('battery_voltage', 1, 12.6), ('fuel_percent', 2, 55.0), ('coolant_temp_c', 3, 88.0)) AS s(signal, n, value)`,
+  );
+}
+
+async function sweepOnce(pool: Pool, now: Date): Promise<{ evaluated: number; seconds: number }> {
+  const started = process.hrtime.bigint();
+  let afterId: string | null = null;
+  let evaluated = 0;
+  for (;;) {
+    const ids = await listActiveVehicleIds(pool, afterId, 500);
+    if (ids.length === 0) break;
+    evaluated += (await withTransaction(pool, (tx) => evaluateVehicles(tx, ids, now, { skipLocked: true, cascade: true }))).evaluated;
+    afterId = ids[ids.length - 1]!;
+  }
+  return { evaluated, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+async function ingestRate(withHealth: boolean): Promise<{ samples: number; seconds: number; rate: number }> {
+  const secret = 'bench-simulator-secret';
+  const { url: databaseUrl, pool } = await freshDatabase(withHealth ? 'health_on' : 'health_off');
+  const { connectionId, vehicleIds } = await seed(pool, secret);
+  const batches = generateBatches(benchFleet(), ingestSamples, vehicleIds);
+  const prefix = `{benchh${Date.now()}}`;
+  const env = { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '' };
+  const services: Service[] = [];
+  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const healthQueue = new Queue('health', { connection: redis, prefix });
+  try {
+    services.push(await startService('src/main.js', ['api'], env, 3921, '/readyz'));
+    services.push(await startService('src/main.js', ['worker', 'ingest', ...(withHealth ? ['health'] : [])], env, 3922, '/readyz'));
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: pushConcurrency }, async () => {
+      while (next < batches.length) {
+        const batch = batches[next++]!;
+        const response = await fetch(`${services[0]!.url}/ingest/v1/simulator/${connectionId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(batch.body, secret) },
+          body: batch.body,
+        });
+        if (response.status !== 202) throw new Error(`push answered ${response.status}`);
+      }
+    }));
+    for (;;) {
+      const pending = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`)).rows[0]!.n;
+      const counts = withHealth ? await healthQueue.getJobCounts('waiting', 'active', 'prioritized') : {};
+      if (pending === 0 && Object.values(counts).every((n) => n === 0)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const samples = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM readings`)).rows[0]!.n;
+    return { samples, seconds, rate: Math.round(samples / seconds) };
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+    await healthQueue.close();
+    redis.disconnect();
+    await pool.end();
+  }
+}
+
+export async function benchHealth(): Promise<Record<string, unknown>> {
+  const { pool } = await freshDatabase('health_sweep');
+  console.log(`seeding ${sweepVehicles.toLocaleString()} vehicles…`);
+  await seedSweepFleet(pool);
+  const first = await sweepOnce(pool, new Date());
+  const steady = await sweepOnce(pool, new Date(Date.now() + 60_000));
+  await pool.end();
+
+  const without = await ingestRate(false);
+  const withRules = await ingestRate(true);
+  const addedMicrosPerSample = (withRules.seconds / withRules.samples - without.seconds / without.samples) * 1e6;
+
+  printTable(`Health sweep over ${sweepVehicles.toLocaleString()} vehicles (pages of 500, one transaction each)`, [
+    { sweep: 'first (feeds each vehicle its samples, creates the state)', 'evaluations/s': Math.round(first.evaluated / first.seconds), seconds: first.seconds.toFixed(1) },
+    { sweep: 'steady (no new samples: time-based conditions only)', 'evaluations/s': Math.round(steady.evaluated / steady.seconds), seconds: steady.seconds.toFixed(1) },
+  ]);
+  printTable(`Ingestion of ${ingestSamples.toLocaleString()} samples with and without the health stage`, [
+    { path: 'ingest only (readings + state)', 'samples/s': without.rate, seconds: without.seconds.toFixed(1) },
+    { path: 'ingest + health rules (until every evaluation is written)', 'samples/s': withRules.rate, seconds: withRules.seconds.toFixed(1) },
+  ]);
+  console.log(`rules add ${addedMicrosPerSample.toFixed(1)} µs per sample of end-to-end time (${((1 - withRules.rate / without.rate) * 100).toFixed(0)} % of throughput)`);
+  return {
+    sweep: { vehicles: sweepVehicles, first, steady, steadyEvaluationsPerSecond: Math.round(steady.evaluated / steady.seconds) },
+    ingest: { without, withRules, addedMicrosPerSample },
+  };
+}
