@@ -11,6 +11,8 @@ export interface Metrics {
   samplesIngested: Counter<'provider' | 'result'>;
   inboxAccepted: Counter<'provider'>;
   pulls: Counter<'provider' | 'outcome'>;
+  webhookDeliveries: Counter<'kind' | 'outcome'>;
+  webhookAttemptDuration: Histogram<'kind'>;
 }
 
 export function createMetrics(process: string): Metrics {
@@ -49,6 +51,19 @@ export function createMetrics(process: string): Metrics {
       name: 'provider_pulls_total',
       help: 'Provider pull requests by outcome: page, rate_limited or failed.',
       labelNames: ['provider', 'outcome'],
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by kind (core, monitoring) and outcome (succeeded, failed).',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Duration of one webhook delivery attempt.',
+      labelNames: ['kind'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
   };

@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { listActiveVehicleIds } from '../src/db/health.js';
 import { withTransaction } from '../src/db/pool.js';
 import { evaluateVehicles } from '../src/health/evaluate-vehicles.js';
+import { requestHealthConsumer } from '../src/health/enqueue.js';
 import { parseJobPayload } from '../src/queue/catalog.js';
 import type { WorkerDeps } from './worker-deps.js';
 
@@ -22,6 +23,7 @@ export function healthProcessor(deps: WorkerDeps) {
         const summary = await withTransaction(deps.pool, (tx) => evaluateVehicles(tx, ids, deps.now(), { skipLocked: true, cascade: true }));
         evaluated += summary.evaluated;
         changed += summary.changed.length;
+        if (summary.events > 0) await requestHealthConsumer(deps.queues);
         afterId = ids[ids.length - 1]!;
         await job.updateProgress({ evaluated });
       }
@@ -29,6 +31,7 @@ export function healthProcessor(deps: WorkerDeps) {
     }
     const { vehicleId, cascade } = parseJobPayload('health.evaluate', job.data);
     const summary = await withTransaction(deps.pool, (tx) => evaluateVehicles(tx, [vehicleId], deps.now(), { skipLocked: false, cascade }));
+    if (summary.events > 0) await requestHealthConsumer(deps.queues);
     return { vehicleId, changed: summary.changed.length > 0, events: summary.events };
   };
 }

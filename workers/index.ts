@@ -10,6 +10,8 @@ import { healthProcessor } from './health.worker.js';
 import { ingestProcessor } from './ingest.worker.js';
 import { maintenanceProcessor } from './maintenance.worker.js';
 import { pullProcessor } from './pull.worker.js';
+import { runsProcessor } from './runs.worker.js';
+import { webhooksProcessor } from './webhooks.worker.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 interface WorkerDefinition {
@@ -45,6 +47,17 @@ export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
     concurrency: 4,
     // Every 15 minutes: staleness (7 days) and due dates need no finer clock.
     schedules: [{ job: 'health.sweep', everyMs: 15 * minute }],
+  },
+  runs: {
+    processor: runsProcessor,
+    concurrency: 2,
+    schedules: [{ job: 'runs.from-health', everyMs: minute }],
+  },
+  webhooks: {
+    processor: webhooksProcessor,
+    // Deliveries wait on receivers (up to WEBHOOK_TIMEOUT_MS each): many in flight per process.
+    concurrency: 64,
+    schedules: [{ job: 'webhooks.relay', everyMs: 10_000 }, { job: 'webhooks.recover', everyMs: minute }],
   },
   pull: {
     processor: pullProcessor,

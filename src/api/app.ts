@@ -24,12 +24,14 @@ import { validatorCompiler } from './validation.js';
 import { opsRoutes } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
 import { vehicleRoutes } from './routes/vehicles.js';
+import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
 import { runAdminRoutes } from './routes/admin/runs.js';
 import { providerConnectionAdminRoutes } from './routes/admin/provider-connections.js';
 import { healthAdminRoutes } from './routes/admin/health.js';
+import { rosterAdminRoutes } from './routes/admin/roster.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
@@ -115,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     await api.register(runRoutes, { pool: deps.pool });
     await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
+    await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
   }, { prefix: '/api/v1' });
 
   const connections = new ConnectionCache(deps.pool, deps.config.secretsKey);
@@ -130,10 +133,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       admin.addHook('onRequest', adminAuthentication(adminToken));
       await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
       await admin.register(vehicleAdminRoutes, { pool: deps.pool });
-      await admin.register(serviceRequestAdminRoutes, { pool: deps.pool });
-      await admin.register(runAdminRoutes, { pool: deps.pool, now });
+      await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
+      await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
       await admin.register(providerConnectionAdminRoutes, { pool: deps.pool, queues: deps.queues, connections, secretsKey: deps.config.secretsKey });
       await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
+      await admin.register(rosterAdminRoutes, { pool: deps.pool });
     }, { prefix: '/admin/v1' });
   }
 

@@ -43,3 +43,17 @@ export async function findCompanyHealthConfig(q: Queryable, id: string): Promise
   const result = await q.query<{ healthConfig: unknown }>(`SELECT health_config AS "healthConfig" FROM companies WHERE id = $1`, [id]);
   return result.rows[0]?.healthConfig ?? null;
 }
+
+export async function updateCompany(
+  q: Queryable,
+  id: string,
+  patch: { name?: string; externalIds?: Record<string, string>; settings?: Record<string, unknown> },
+): Promise<(CompanyRecord & { settings: Record<string, unknown> }) | null> {
+  const result = await q.query<CompanyRecord & { settings: Record<string, unknown> }>(
+    `UPDATE companies SET name = coalesce($2, name), external_ids = coalesce($3, external_ids),
+            settings = settings || coalesce($4, '{}'::jsonb), updated_at = now()
+     WHERE id = $1 RETURNING ${companyColumns}, settings`,
+    [id, patch.name ?? null, jsonb(patch.externalIds), jsonb(patch.settings)],
+  );
+  return result.rows[0] ?? null;
+}

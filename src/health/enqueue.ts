@@ -10,3 +10,8 @@ export async function enqueueHealthEvaluations(queues: Queues, vehicleIds: reado
     options: { deduplicationId: `health-${vehicleId}-${cascade ? 'c' : 'n'}`, keepLastIfActive: true },
   })));
 }
+
+/** Asks the runs stage to consume new health events (deduplicated; one run kept behind a running one). */
+export async function requestHealthConsumer(queues: Queues): Promise<void> {
+  await queues.add('runs.from-health', {}, { deduplicationId: 'runs-from-health', keepLastIfActive: true });
+}

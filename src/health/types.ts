@@ -31,6 +31,8 @@ export interface ActiveAlert {
   display_name: string;
   due_date: string | null;
   due_miles_remaining: number | null;
+  /** Maintenance alerts: past due (not only due soon). Not shown in the API; the runs stage reads it. */
+  overdue?: boolean;
 }
 
 /** Facts about the vehicle that are not samples, loaded by the worker for every evaluation. */

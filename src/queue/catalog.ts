@@ -7,7 +7,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { UnrecoverableError, type JobsOptions } from 'bullmq';
 
-export const queueNames = ['maintenance', 'ingest', 'pull', 'health'] as const;
+export const queueNames = ['maintenance', 'ingest', 'pull', 'health', 'runs', 'webhooks'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 interface JobDefinition<S extends TSchema> {
@@ -76,6 +76,42 @@ export const jobCatalog = {
   /** Re-evaluates every active vehicle in pages: staleness and due dates appear without new data. */
   'health.sweep': job({
     queue: 'health',
+    schema: empty,
+    options: { attempts: 1, ...retention },
+  }),
+  /**
+   * Opens service requests from health events (critical status, overdue maintenance), per company
+   * setting; deduplicated so a burst of evaluations collapses into one run.
+   */
+  'runs.from-health': job({
+    queue: 'runs',
+    schema: empty,
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, ...retention },
+  }),
+  /** Asks the dispatch assistant for a proposal for a new run. */
+  'runs.dispatch': job({
+    queue: 'runs',
+    schema: Type.Object({ companyId: uuid, runId: uuid }, { additionalProperties: false }),
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...retention },
+  }),
+  /** Turns outbox events into one delivery per subscription; after every run change and every 10 s. */
+  'webhooks.relay': job({
+    queue: 'webhooks',
+    schema: empty,
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, ...retention },
+  }),
+  /**
+   * One attempt of one core delivery. Never retried (spec/000: deliveries are not retried): the
+   * delivery row is claimed before sending, so a job that runs twice sends once.
+   */
+  'webhooks.deliver': job({
+    queue: 'webhooks',
+    schema: Type.Object({ deliveryId: uuid }, { additionalProperties: false }),
+    options: { attempts: 1, ...retention },
+  }),
+  /** Re-enqueues deliveries whose enqueue was lost and settles ones whose worker died; every minute. */
+  'webhooks.recover': job({
+    queue: 'webhooks',
     schema: empty,
     options: { attempts: 1, ...retention },
   }),

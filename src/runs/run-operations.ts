@@ -3,9 +3,13 @@ import { AppError, notFound } from '../errors.js';
 import { hasOtherOpenRun, lockRun, stampCompletedOdometer, updateRunState } from '../db/runs.js';
 import { lockVehicle } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
+import { recordRunEvents } from '../webhooks/outbox.js';
 import { applyRunOperation, type RunOperation } from './run-machine.js';
 
-/** Loads and locks the run, applies the pure state machine, persists the result. */
+/**
+ * Loads and locks the run, applies the pure state machine, persists the result and writes the
+ * events it emits to the outbox, all in the caller's transaction.
+ */
 export async function operateRun(
   tx: PoolClient,
   companyId: string,
@@ -27,5 +31,6 @@ export async function operateRun(
   if (!transition.ok) throw new AppError('INVALID_STATE_TRANSITION', transition.message);
   await updateRunState(tx, run.id, transition.state);
   if (transition.state.status === 'completed' && run.status !== 'completed') await stampCompletedOdometer(tx, run.id);
+  await recordRunEvents(tx, companyId, run.id, transition.events);
   return transition.events;
 }

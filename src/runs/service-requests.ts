@@ -1,6 +1,7 @@
 /**
- * A service request opens a run for a vehicle, or folds into the vehicle's run that is still open
- * (status open or in_progress): its items are added there and no run.created is emitted.
+ * A service request opens a run for a vehicle (run.created, written to the outbox), or folds into
+ * the vehicle's run that is still open (status open or in_progress): its items are added there
+ * and no run.created is emitted.
  * The vehicle row lock serialises concurrent requests for one vehicle, so two requests never
  * open two runs.
  */
@@ -11,6 +12,7 @@ import { insertRun, lockOpenRunOfVehicle, setRunItems } from '../db/runs.js';
 import { insertServiceLocation, type ServiceLocationInput } from '../db/service-locations.js';
 import { lockVehicle } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
+import { recordRunEvents } from '../webhooks/outbox.js';
 import { newReferenceCode } from './reference-code.js';
 
 export interface ServiceRequest {
@@ -83,7 +85,10 @@ export async function submitServiceRequest(
       customer,
       items,
     });
-    if (runId) return { runId, folded: false, events: ['run.created'] };
+    if (runId) {
+      await recordRunEvents(tx, companyId, runId, ['run.created']);
+      return { runId, folded: false, events: ['run.created'] };
+    }
   }
   throw new Error('could not allocate a unique run reference code');
 }

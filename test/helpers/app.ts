@@ -33,7 +33,7 @@ export interface TestApp {
   startWorkers(names: QueueName[], now?: () => Date): Promise<RunningWorkers>;
   close(): Promise<void>;
   admin(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse>;
-  api(method: 'GET' | 'POST' | 'PUT', url: string, key: string, body?: unknown): Promise<LightMyRequestResponse>;
+  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, body?: unknown): Promise<LightMyRequestResponse>;
   createCompany(name?: string): Promise<{ id: string; key: string }>;
   createVehicle(companyId: string, body?: Record<string, unknown>): Promise<Record<string, any>>;
 }

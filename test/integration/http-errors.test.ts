@@ -129,7 +129,7 @@ describe('ops endpoints', () => {
     }
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        expect(operation.responses?.['200'] ?? operation.responses?.['201'], `${method} ${path}`).toBeDefined();
+        expect(Object.keys(operation.responses ?? {}).filter((code) => /^2\d\d$/.test(code)), `${method} ${path}`).not.toEqual([]);
       }
     }
     const docs = await t.app.inject('/docs/');

@@ -72,6 +72,7 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
         display_name: displayName(type, due, interval),
         due_date: due.dueDate,
         due_miles_remaining: due.dueMilesRemaining,
+        overdue: due.status === 'overdue',
       });
     }
     return { state: prev, alerts };

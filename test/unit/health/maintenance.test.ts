@@ -229,7 +229,7 @@ describe('maintenanceDueRule', () => {
     const alerts = evaluate(only('oil_change'), input({ lastServices: oilAt('2026-10-01T00:00:00Z', 10_000), miles: 14_680, now }), now);
     expect(alerts).toEqual([{
       key: 'oil_change', severity: 'low', type: 'oil_change', display_name: 'Oil change due in 320 mi',
-      due_date: '2027-04-01', due_miles_remaining: 320,
+      due_date: '2027-04-01', due_miles_remaining: 320, overdue: false,
     }]);
   });
 
@@ -238,7 +238,7 @@ describe('maintenanceDueRule', () => {
     const alerts = evaluate(only('oil_change'), input({ lastServices: oilAt('2026-06-04T00:00:00Z', 10_000), miles: 11_000, now: at }), at);
     expect(alerts).toEqual([{
       key: 'oil_change', severity: 'low', type: 'oil_change', display_name: 'Oil change due by 2026-12-04',
-      due_date: '2026-12-04', due_miles_remaining: 4000,
+      due_date: '2026-12-04', due_miles_remaining: 4000, overdue: false,
     }]);
   });
 
@@ -246,7 +246,7 @@ describe('maintenanceDueRule', () => {
     const services = oilAt('2026-10-01T00:00:00Z', 10_000);
     expect(evaluate(only('oil_change'), input({ lastServices: services, miles: 15_120, averageMiles: 40, now }), now)).toEqual([{
       key: 'oil_change', severity: 'medium', type: 'oil_change', display_name: 'Oil change overdue by 120 mi',
-      due_date: '2026-11-20', due_miles_remaining: -120,
+      due_date: '2026-11-20', due_miles_remaining: -120, overdue: true,
     }]);
     const atLimit = evaluate(only('oil_change'), input({ lastServices: services, miles: 16_000, now }), now);
     expect(atLimit.map((a) => [a.severity, a.display_name])).toEqual([['medium', 'Oil change overdue by 1000 mi']]);
@@ -264,7 +264,7 @@ describe('maintenanceDueRule', () => {
     const run = (at: string) => evaluate(only('oil_change'), input({ lastServices: services, miles: 12_000, now: d(at) }), d(at));
     expect(run('2026-11-20T12:00:00Z')).toEqual([{
       key: 'oil_change', severity: 'medium', type: 'oil_change', display_name: 'Oil change overdue since 2026-11-01',
-      due_date: '2026-11-01', due_miles_remaining: 3000,
+      due_date: '2026-11-01', due_miles_remaining: 3000, overdue: true,
     }]);
     expect(run('2026-12-01T23:59:59Z')[0]?.severity).toBe('medium'); // 30 days
     expect(run('2026-12-02T00:00:00Z')[0]?.severity).toBe('high'); // 31 days
@@ -275,7 +275,7 @@ describe('maintenanceDueRule', () => {
     const alerts = evaluate(only('engine_air_filter'), input({ lastServices: services, miles: 40_200, now }), now);
     expect(alerts).toEqual([{
       key: 'engine_air_filter', severity: 'low', type: 'engine_air_filter', display_name: 'Engine air filter overdue by 200 mi',
-      due_date: null, due_miles_remaining: -200,
+      due_date: null, due_miles_remaining: -200, overdue: true,
     }]);
   });
 
@@ -292,7 +292,7 @@ describe('maintenanceDueRule', () => {
     const alerts = evaluate(defaultHealthConfig, input({ createdAt, miles: 30_000, averageMiles: 60, now: at }), at);
     expect(alerts).toEqual([{
       key: 'oil_change', severity: 'low', type: 'oil_change', display_name: 'Oil change due in 200 mi',
-      due_date: '2026-03-25', due_miles_remaining: 200,
+      due_date: '2026-03-25', due_miles_remaining: 200, overdue: false,
     }]);
     // A service of one type resets only that type.
     const serviced = evaluate(defaultHealthConfig, input({ createdAt, lastServices: oilAt('2026-03-21T00:00:00Z', 29_950), miles: 30_000, averageMiles: 60, now: at }), at);

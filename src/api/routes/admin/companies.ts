@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Pool } from '../../../db/pool.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
-import { insertCompany, listCompanies } from '../../../db/companies.js';
+import { insertCompany, listCompanies, updateCompany } from '../../../db/companies.js';
 import { AppError, notFound } from '../../../errors.js';
 import { generateApiKey } from '../../../security/api-keys.js';
 import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
@@ -36,6 +36,31 @@ export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Poo
   }, async (request) => {
     const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
     return { success: true, data: presentCompany(company), meta: meta(null) };
+  });
+
+  const CompanyPatch = Type.Object(
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      external_ids: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 200 }))),
+      settings: Type.Optional(Type.Object(
+        { service_requests_from_health: Type.Optional(Type.Boolean({ description: 'Open service requests when health turns critical or maintenance is overdue (default true).' })) },
+        { additionalProperties: false },
+      )),
+    },
+    { additionalProperties: false, minProperties: 1 },
+  );
+  const CompanyWithSettings = Type.Object({ ...Company.properties, settings: Type.Object({}, { additionalProperties: true }) });
+  app.patch('/companies/:company_id', {
+    schema: { tags: ['Operator'], summary: "Change a company's name, external ids or settings", security: adminSecurity, params: CompanyParams, body: CompanyPatch, response: { 200: Envelope(CompanyWithSettings), ...adminErrors } },
+  }, async (request) => {
+    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
+    const body = request.body as Type.Static<typeof CompanyPatch>;
+    const updated = (await updateCompany(deps.pool, company.id, {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.external_ids !== undefined ? { externalIds: body.external_ids } : {}),
+      ...(body.settings !== undefined ? { settings: body.settings } : {}),
+    }))!;
+    return { success: true, data: { ...presentCompany(updated), settings: updated.settings }, meta: meta(null) };
   });
 
   app.post('/companies/:company_id/api-keys', {

@@ -2,6 +2,8 @@
 import Type, { type TSchema } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { withTransaction, type Pool } from '../../../db/pool.js';
+import type { Queues } from '../../../queue/queues.js';
+import { afterRunChanges } from '../../../webhooks/queue.js';
 import { findRun, findRunCompanyId } from '../../../db/runs.js';
 import type { DispatchProposal } from '../../../domain/run.js';
 import type { RunOperation } from '../../../runs/run-machine.js';
@@ -55,7 +57,7 @@ const operationRoutes: OperationRoute[] = [
   },
 ];
 
-export async function runAdminRoutes(app: FastifyInstance, deps: { pool: Pool; now: () => Date }): Promise<void> {
+export async function runAdminRoutes(app: FastifyInstance, deps: { pool: Pool; queues: Queues; now: () => Date }): Promise<void> {
   for (const route of operationRoutes) {
     app.post(`/runs/:run_id/${route.path}`, {
       schema: {
@@ -70,7 +72,8 @@ export async function runAdminRoutes(app: FastifyInstance, deps: { pool: Pool; n
       const runId = (request.params as { run_id: string }).run_id;
       const companyId = await requireOwner(deps.pool, runId, 'run', findRunCompanyId);
       const operation = route.operation((request.body ?? {}) as Record<string, unknown>);
-      await withTransaction(deps.pool, (tx) => operateRun(tx, companyId, runId, operation, deps.now()));
+      const events = await withTransaction(deps.pool, (tx) => operateRun(tx, companyId, runId, operation, deps.now()));
+      if (events.length > 0) await afterRunChanges(deps.queues, request.log, []);
       const run = (await findRun(deps.pool, companyId, runId))!;
       return { success: true, data: presentRun(run), meta: meta(null) };
     });

@@ -1,6 +1,8 @@
 /** Operator API: a service request creates a run or folds into the vehicle's open run. */
 import type { FastifyInstance } from 'fastify';
 import { withTransaction, type Pool } from '../../../db/pool.js';
+import type { Queues } from '../../../queue/queues.js';
+import { afterRunChanges } from '../../../webhooks/queue.js';
 import { findRun } from '../../../db/runs.js';
 import { submitServiceRequest } from '../../../runs/service-requests.js';
 import { presentRun } from '../../presenters/run.js';
@@ -9,7 +11,7 @@ import { Envelope, ErrorEnvelope, meta } from '../../schemas/common.js';
 import { locationInput } from './request-mapping.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
-export async function serviceRequestAdminRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
+export async function serviceRequestAdminRoutes(app: FastifyInstance, deps: { pool: Pool; queues: Queues }): Promise<void> {
   app.post('/companies/:company_id/service-requests', {
     schema: {
       tags: ['Operator'],
@@ -50,6 +52,7 @@ export async function serviceRequestAdminRoutes(app: FastifyInstance, deps: { po
         location: body.location ? locationInput(body.location) : null,
       }),
     );
+    await afterRunChanges(deps.queues, request.log, outcome.folded ? [] : [{ companyId: company.id, runId: outcome.runId }]);
     const run = (await findRun(deps.pool, company.id, outcome.runId))!;
     return reply
       .code(outcome.folded ? 200 : 201)

@@ -1,0 +1,253 @@
+/** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
+import type { ServiceLocationRecord } from './service-locations.js';
+import type { Queryable } from './pool.js';
+
+const locationColumns = `l.id, l.company_id AS "companyId", l.name, l.street_1 AS "street1", l.street_2 AS "street2", l.city, l.state,
+  l.postal_code AS "postalCode", l.country, l.display_address AS "displayAddress", l.latitude, l.longitude`;
+
+/**
+ * The candidate service locations of a run, in the spec's order: stamped on the run, the
+ * vehicle's home, and where the vehicle was last serviced (its latest completed run's location).
+ */
+export async function findRunLocations(
+  q: Queryable,
+  runId: string,
+): Promise<Array<{ source: 'run' | 'vehicle_home' | 'learned'; location: ServiceLocationRecord }>> {
+  const result = await q.query<ServiceLocationRecord & { source: 'run' | 'vehicle_home' | 'learned' }>(
+    `SELECT 'run' AS source, ${locationColumns} FROM runs r JOIN service_locations l ON l.id = r.service_location_id WHERE r.id = $1
+     UNION ALL
+     SELECT 'vehicle_home', ${locationColumns} FROM runs r JOIN vehicles v ON v.id = r.vehicle_id
+       JOIN service_locations l ON l.id = v.home_location_id WHERE r.id = $1
+     UNION ALL
+     (SELECT 'learned', ${locationColumns} FROM runs r
+        JOIN runs p ON p.vehicle_id = r.vehicle_id AND p.id <> r.id AND p.status = 'completed'
+        JOIN service_locations l ON l.id = p.service_location_id
+      WHERE r.id = $1 ORDER BY p.completed_at DESC LIMIT 1)`,
+    [runId],
+  );
+  return result.rows.map(({ source, ...location }) => ({ source, location }));
+}
+
+export async function insertWebhookEvents(
+  q: Queryable,
+  events: ReadonlyArray<{ companyId: string; runId: string | null; kind: string; payload: unknown; subscriptionId: string | null }>,
+): Promise<Array<{ id: string; kind: string; occurredAt: Date }>> {
+  const result = await q.query<{ id: string; kind: string; occurredAt: Date }>(
+    `INSERT INTO webhook_events (company_id, run_id, kind, payload, subscription_id)
+     SELECT company, run, kind, payload, subscription
+     FROM json_to_recordset($1::json) AS e(company uuid, run uuid, kind text, payload jsonb, subscription uuid)
+     RETURNING id, kind, occurred_at AS "occurredAt"`,
+    [JSON.stringify(events.map((e) => ({ company: e.companyId, run: e.runId, kind: e.kind, payload: e.payload, subscription: e.subscriptionId })))],
+  );
+  return result.rows;
+}
+
+/**
+ * Creates the deliveries of up to `limit` unrelayed events (one per subscription that wants the
+ * event's kind; webhook.test only for its subscription) and marks the events relayed, in one
+ * statement. SKIP LOCKED lets relays run in parallel; the unique (event, subscription) key makes
+ * a repeated relay create nothing twice. Returns the new delivery ids and the events relayed.
+ */
+export async function relayWebhookEvents(q: Queryable, limit: number): Promise<{ deliveryIds: string[]; relayed: number }> {
+  const result = await q.query<{ deliveryIds: string[] | null; relayed: number }>({
+    name: 'relay-webhook-events',
+    text: `WITH events AS (
+             SELECT id, company_id, kind, subscription_id FROM webhook_events
+             WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED
+           ), created AS (
+             INSERT INTO webhook_deliveries (event_id, subscription_id, company_id)
+             SELECT e.id, s.id, e.company_id
+             FROM events e JOIN webhook_subscriptions s ON s.company_id = e.company_id AND s.deleted_at IS NULL
+               AND CASE WHEN e.kind = 'webhook.test' THEN s.id = e.subscription_id ELSE e.kind = ANY (s.events) END
+             ON CONFLICT (event_id, subscription_id) DO NOTHING
+             RETURNING id
+           ), marked AS (
+             UPDATE webhook_events w SET relayed_at = clock_timestamp() FROM events e WHERE w.id = e.id RETURNING w.id
+           )
+           SELECT (SELECT array_agg(id) FROM created) AS "deliveryIds", (SELECT count(*) FROM marked) AS relayed`,
+    values: [limit],
+  });
+  return { deliveryIds: result.rows[0]?.deliveryIds ?? [], relayed: result.rows[0]?.relayed ?? 0 };
+}
+
+export interface DeliveryToSend {
+  deliveryId: string;
+  eventId: string;
+  kind: string;
+  occurredAt: Date;
+  payload: unknown;
+  url: string;
+  secretCiphertext: Buffer;
+  subscriptionDeleted: boolean;
+}
+
+/**
+ * Claims a pending delivery for its one attempt (pending → sending). A delivery already claimed,
+ * sent or failed is not returned: a job run twice never sends twice.
+ */
+export async function claimDelivery(q: Queryable, deliveryId: string): Promise<DeliveryToSend | null> {
+  const result = await q.query<DeliveryToSend>({
+    name: 'claim-webhook-delivery',
+    text: `WITH claimed AS (
+             UPDATE webhook_deliveries SET status = 'sending', claimed_at = clock_timestamp()
+             WHERE id = $1 AND status = 'pending' RETURNING id, event_id, subscription_id
+           )
+           SELECT c.id AS "deliveryId", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload, s.url,
+                  s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
+           FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
+    values: [deliveryId],
+  });
+  return result.rows[0] ?? null;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attemptNumber: number;
+  trigger: 'scheduled' | 'manual' | 'recovery';
+  url: string;
+  startedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  responseExcerpt: string | null;
+  responseTruncated: boolean;
+  errorCode: string | null;
+  errorMessage: string | null;
+  resolvedIp: string | null;
+}
+
+/** Records an attempt and settles its delivery (succeeded or failed) in one statement. */
+export async function recordAttempt(q: Queryable, attempt: AttemptRecord, succeeded: boolean): Promise<void> {
+  await q.query({
+    name: 'record-webhook-attempt',
+    text: `WITH attempt AS (
+             INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status,
+                                           response_excerpt, response_truncated, error_code, error_message, resolved_ip)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           )
+           UPDATE webhook_deliveries SET status = $13, completed_at = clock_timestamp() WHERE id = $1`,
+    values: [
+      attempt.deliveryId, attempt.attemptNumber, attempt.trigger, attempt.url, attempt.startedAt, Math.round(attempt.durationMs),
+      attempt.responseStatus, attempt.responseExcerpt, attempt.responseTruncated, attempt.errorCode, attempt.errorMessage,
+      attempt.resolvedIp, succeeded ? 'succeeded' : 'failed',
+    ],
+  });
+}
+
+/** Pending deliveries older than `before` (their enqueue was lost): the recovery sweep enqueues them. */
+export async function listStalePendingDeliveries(q: Queryable, before: Date, limit: number): Promise<string[]> {
+  const result = await q.query<{ id: string }>(
+    `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+    [before, limit],
+  );
+  return result.rows.map((r) => r.id);
+}
+
+/**
+ * Deliveries stuck in `sending` since before `before`: their worker died mid-attempt. The attempt
+ * may or may not have reached the receiver, so it is not repeated (core events get one attempt);
+ * it is recorded as failed.
+ */
+export async function failAbandonedDeliveries(q: Queryable, before: Date): Promise<number> {
+  const result = await q.query(
+    `WITH abandoned AS (
+       UPDATE webhook_deliveries d SET status = 'failed', completed_at = clock_timestamp()
+       FROM webhook_subscriptions s
+       WHERE d.status = 'sending' AND d.claimed_at < $1 AND s.id = d.subscription_id
+       RETURNING d.id, s.url
+     )
+     INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, error_code, error_message)
+     SELECT id, 1, 'recovery', url, clock_timestamp(), 0, 'worker_lost', 'the delivering worker stopped mid-attempt; not retried'
+     FROM abandoned
+     ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
+    [before],
+  );
+  return result.rowCount ?? 0;
+}
+
+export interface SubscriptionRecord {
+  id: string;
+  companyId: string;
+  url: string;
+  events: string[];
+  createdAt: Date;
+  deletedAt: Date | null;
+}
+
+const subscriptionColumns = `id, company_id AS "companyId", url, events, created_at AS "createdAt", deleted_at AS "deletedAt"`;
+
+export async function insertSubscription(
+  q: Queryable,
+  s: { companyId: string; url: string; events: string[]; secretCiphertext: Buffer },
+): Promise<SubscriptionRecord> {
+  const result = await q.query<SubscriptionRecord>(
+    `INSERT INTO webhook_subscriptions (company_id, url, events, secret_ciphertext) VALUES ($1, $2, $3, $4) RETURNING ${subscriptionColumns}`,
+    [s.companyId, s.url, s.events, s.secretCiphertext],
+  );
+  return result.rows[0]!;
+}
+
+export async function listSubscriptions(q: Queryable, companyId: string): Promise<SubscriptionRecord[]> {
+  const result = await q.query<SubscriptionRecord>(
+    `SELECT ${subscriptionColumns} FROM webhook_subscriptions WHERE company_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`,
+    [companyId],
+  );
+  return result.rows;
+}
+
+export async function findSubscription(q: Queryable, companyId: string, id: string): Promise<SubscriptionRecord | null> {
+  const result = await q.query<SubscriptionRecord>(
+    `SELECT ${subscriptionColumns} FROM webhook_subscriptions WHERE id = $1 AND company_id = $2 AND deleted_at IS NULL`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}
+
+/** Deletes softly: the subscription gets no new deliveries; its delivery history stays readable for audit. */
+export async function deleteSubscription(q: Queryable, companyId: string, id: string): Promise<SubscriptionRecord | null> {
+  const result = await q.query<SubscriptionRecord>(
+    `UPDATE webhook_subscriptions SET deleted_at = now() WHERE id = $1 AND company_id = $2 AND deleted_at IS NULL RETURNING ${subscriptionColumns}`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  event: string;
+  status: string;
+  createdAt: Date;
+  completedAt: Date | null;
+  attempts: Array<{
+    attempt_number: number;
+    trigger: string;
+    started_at: string;
+    duration_ms: number;
+    response_status: number | null;
+    response_excerpt: string | null;
+    response_truncated: boolean;
+    error_code: string | null;
+    error_message: string | null;
+  }>;
+}
+
+export async function listDeliveries(q: Queryable, subscriptionId: string, limit: number, offset: number): Promise<DeliveryRecord[]> {
+  const result = await q.query<DeliveryRecord>(
+    `SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt", d.completed_at AS "completedAt",
+            coalesce((SELECT json_agg(json_build_object(
+                'attempt_number', a.attempt_number, 'trigger', a.trigger, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
+                'response_status', a.response_status, 'response_excerpt', a.response_excerpt, 'response_truncated', a.response_truncated,
+                'error_code', a.error_code, 'error_message', a.error_message) ORDER BY a.attempt_number)
+              FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
+     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE d.subscription_id = $1
+     ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`,
+    [subscriptionId, limit, offset],
+  );
+  return result.rows;
+}
+
+export async function countDeliveries(q: Queryable, subscriptionId: string): Promise<number> {
+  const result = await q.query<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = $1`, [subscriptionId]);
+  return result.rows[0]!.n;
+}

@@ -1,0 +1,100 @@
+/**
+ * Receiver-side checks of our webhook signatures, shipped so subscribers (and our own tests) have
+ * a reference implementation. Pure apart from the default clock, which `options.nowSeconds`
+ * replaces. Never throws on hostile input: every malformed header is a refusal with a reason.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { coreSignature, signMonitoringBody } from './sign.js';
+
+export type ServiceSignatureResult =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: 'missing' | 'malformed' | 'expired' | 'mismatch' };
+
+export interface VerifyOptions {
+  /** The receiver's clock in unix seconds; defaults to now. */
+  nowSeconds?: number;
+  /** Largest accepted |now − t| in seconds; default 300, the spec's sample verifier. */
+  toleranceSeconds?: number;
+}
+
+const defaultToleranceSeconds = 300;
+const hexDigest = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * Compares two hex digests in constant time. Anything that is not 64 hex characters is simply
+ * unequal: `timingSafeEqual` throws on buffers of different lengths, so the length is settled first.
+ */
+function digestEquals(given: string, expectedHex: string): boolean {
+  if (!hexDigest.test(given)) return false;
+  const a = Buffer.from(given, 'hex');
+  const b = Buffer.from(expectedHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function toBuffer(rawBody: Buffer | string): Buffer {
+  // A string is taken as the UTF-8 text of the raw body; a parsed-and-restringified body will not match.
+  return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+}
+
+/**
+ * Parses `t=<digits>,v1=<hex>[,v1=<hex>…]`. Other schemes (v0, future v2) are ignored so a
+ * sender cannot be downgraded to them; several v1 values are allowed because a sender rotating
+ * its secret signs with each live one. Whitespace around items is tolerated (proxies fold headers).
+ */
+function parseServiceSignature(header: string): { timestamp: number; signatures: string[] } | null {
+  let timestamp: number | null = null;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const eq = item.indexOf('=');
+    if (eq < 0) return null;
+    const key = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1).trim();
+    if (key === 't') {
+      // Exactly one t: with two, which one was signed would be the receiver's guess.
+      if (timestamp !== null || !/^\d{1,15}$/.test(value)) return null;
+      timestamp = Number(value);
+    } else if (key === 'v1') {
+      signatures.push(value);
+    }
+  }
+  if (timestamp === null || signatures.length === 0) return null;
+  return { timestamp, signatures };
+}
+
+/** Verifies a core `Service-Signature` header against the raw request body (spec/000 Authentication). */
+export function verifyServiceSignature(
+  header: string | undefined,
+  rawBody: Buffer | string,
+  secret: string,
+  options: VerifyOptions = {},
+): ServiceSignatureResult {
+  if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing' };
+  const parsed = parseServiceSignature(header);
+  if (!parsed) return { ok: false, reason: 'malformed' };
+  const expected = coreSignature(secret, toBuffer(rawBody), parsed.timestamp);
+  // Every candidate is compared (no early exit), so timing does not tell which v1 matched.
+  let matched = false;
+  for (const signature of parsed.signatures) matched = digestEquals(signature, expected) || matched;
+  // Signature before age: "expired" then means a genuine but replayed or clock-skewed delivery,
+  // which is worth telling apart from a wrong secret.
+  if (!matched) return { ok: false, reason: 'mismatch' };
+  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds;
+  // Both directions: a t far in the future would otherwise stay replayable until it ages out.
+  if (Math.abs(now - parsed.timestamp) > tolerance) return { ok: false, reason: 'expired' };
+  return { ok: true, timestamp: parsed.timestamp };
+}
+
+/** Verifies a monitoring `X-Service-Signature: sha256=<hex>` header (spec/001 Authentication). */
+export function verifyMonitoringSignature(header: string | undefined, rawBody: Buffer | string, secret: string): boolean {
+  if (header === undefined) return false;
+  const value = header.trim();
+  if (!value.startsWith('sha256=')) return false;
+  const expected = monitoringHex(secret, toBuffer(rawBody));
+  return digestEquals(value.slice('sha256='.length).trim(), expected);
+}
+
+function monitoringHex(secret: string, body: Buffer): string {
+  // signMonitoringBody returns `sha256=<hex>`; strip the prefix rather than duplicating the HMAC.
+  return signMonitoringBody(secret, body).slice('sha256='.length);
+}

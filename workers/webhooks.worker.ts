@@ -1,0 +1,57 @@
+/** webhooks queue: the outbox relay, core deliveries (one attempt each), and recovery. */
+import type { Job } from 'bullmq';
+import { withTransaction } from '../src/db/pool.js';
+import { failAbandonedDeliveries, listStalePendingDeliveries, relayWebhookEvents } from '../src/db/webhooks.js';
+import { parseJobPayload } from '../src/queue/catalog.js';
+import { coreDeliverer } from '../src/webhooks/deliver-core.js';
+import { enqueueDeliveries } from '../src/webhooks/queue.js';
+import type { WorkerDeps } from './worker-deps.js';
+
+const relayBatch = 500;
+/** A pending delivery older than this lost its enqueue (Redis down after the relay committed). */
+const pendingGraceMs = 30_000;
+
+export function webhooksProcessor(deps: WorkerDeps) {
+  const deliverCore = coreDeliverer({
+    pool: deps.pool, secretsKey: deps.config.secretsKey, timeoutMs: deps.config.webhookTimeoutMs,
+    allowNets: deps.config.webhookAllowNets, now: deps.now,
+  });
+  return async (job: Job): Promise<Record<string, unknown>> => {
+    switch (job.name) {
+      case 'webhooks.relay': {
+        parseJobPayload('webhooks.relay', job.data);
+        let relayed = 0;
+        let deliveries = 0;
+        for (;;) {
+          // Deliveries exist once this commits; enqueueing after is safe: recovery covers a lost enqueue.
+          const batch = await withTransaction(deps.pool, (tx) => relayWebhookEvents(tx, relayBatch));
+          await enqueueDeliveries(deps.queues, batch.deliveryIds);
+          relayed += batch.relayed;
+          deliveries += batch.deliveryIds.length;
+          if (batch.relayed < relayBatch) return { relayed, deliveries };
+        }
+      }
+      case 'webhooks.deliver': {
+        const { deliveryId } = parseJobPayload('webhooks.deliver', job.data);
+        const started = process.hrtime.bigint();
+        const outcome = await deliverCore(deliveryId);
+        if (outcome !== 'skipped') {
+          deps.metrics.webhookDeliveries.inc({ kind: 'core', outcome });
+          deps.metrics.webhookAttemptDuration.observe({ kind: 'core' }, Number(process.hrtime.bigint() - started) / 1e9);
+        }
+        return { deliveryId, outcome };
+      }
+      case 'webhooks.recover': {
+        parseJobPayload('webhooks.recover', job.data);
+        const now = deps.now().getTime();
+        const pending = await listStalePendingDeliveries(deps.pool, new Date(now - pendingGraceMs), 10_000);
+        await enqueueDeliveries(deps.queues, pending);
+        // Longer than any attempt can take: the worker that claimed these is gone.
+        const abandoned = await failAbandonedDeliveries(deps.pool, new Date(now - deps.config.webhookTimeoutMs - 60_000));
+        return { requeued: pending.length, abandoned };
+      }
+      default:
+        throw new Error(`unknown job ${job.name} on the webhooks queue`);
+    }
+  };
+}
