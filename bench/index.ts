@@ -6,9 +6,10 @@ import { benchApi } from './api.js';
 import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
 import { writeResult } from './support.js';
+import { benchWebhooks } from './webhooks.js';
 
-/** Each bench gets the command-line options (e.g. `--readings 200000` for ingest). */
-const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = { api: benchApi, ingest: benchIngest, health: benchHealth };
+/** Each bench gets the command-line options (e.g. `--readings 200000` for ingest, `--events 20000` for webhooks). */
+const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = { api: benchApi, ingest: benchIngest, health: benchHealth, webhooks: benchWebhooks };
 
 const args = process.argv.slice(2);
 const requested = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));

@@ -25,21 +25,20 @@ export function webhooksProcessor(deps: WorkerDeps) {
         for (;;) {
           // Deliveries exist once this commits; enqueueing after is safe: recovery covers a lost enqueue.
           const batch = await withTransaction(deps.pool, (tx) => relayWebhookEvents(tx, relayBatch));
-          await enqueueDeliveries(deps.queues, batch.deliveryIds);
+          await enqueueDeliveries(deps.queues, batch.deliveries);
           relayed += batch.relayed;
-          deliveries += batch.deliveryIds.length;
+          deliveries += batch.deliveries.length;
           if (batch.relayed < relayBatch) return { relayed, deliveries };
         }
       }
       case 'webhooks.deliver': {
-        const { deliveryId } = parseJobPayload('webhooks.deliver', job.data);
-        const started = process.hrtime.bigint();
-        const outcome = await deliverCore(deliveryId);
-        if (outcome !== 'skipped') {
-          deps.metrics.webhookDeliveries.inc({ kind: 'core', outcome });
-          deps.metrics.webhookAttemptDuration.observe({ kind: 'core' }, Number(process.hrtime.bigint() - started) / 1e9);
+        const { deliveryIds } = parseJobPayload('webhooks.deliver', job.data);
+        const outcomes = await deliverCore(deliveryIds);
+        for (const outcome of outcomes) {
+          deps.metrics.webhookDeliveries.inc({ kind: 'core', outcome: outcome.succeeded ? 'succeeded' : 'failed' });
+          deps.metrics.webhookAttemptDuration.observe({ kind: 'core' }, outcome.durationMs / 1000);
         }
-        return { deliveryId, outcome };
+        return { sent: outcomes.length, succeeded: outcomes.filter((o) => o.succeeded).length };
       }
       case 'webhooks.recover': {
         parseJobPayload('webhooks.recover', job.data);

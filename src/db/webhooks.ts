@@ -46,10 +46,10 @@ export async function insertWebhookEvents(
  * Creates the deliveries of up to `limit` unrelayed events (one per subscription that wants the
  * event's kind; webhook.test only for its subscription) and marks the events relayed, in one
  * statement. SKIP LOCKED lets relays run in parallel; the unique (event, subscription) key makes
- * a repeated relay create nothing twice. Returns the new delivery ids and the events relayed.
+ * a repeated relay create nothing twice. Returns the new deliveries and the number of events relayed.
  */
-export async function relayWebhookEvents(q: Queryable, limit: number): Promise<{ deliveryIds: string[]; relayed: number }> {
-  const result = await q.query<{ deliveryIds: string[] | null; relayed: number }>({
+export async function relayWebhookEvents(q: Queryable, limit: number): Promise<{ deliveries: PendingDelivery[]; relayed: number }> {
+  const result = await q.query<{ deliveries: PendingDelivery[] | null; relayed: number }>({
     name: 'relay-webhook-events',
     text: `WITH events AS (
              SELECT id, company_id, kind, subscription_id FROM webhook_events
@@ -60,14 +60,21 @@ export async function relayWebhookEvents(q: Queryable, limit: number): Promise<{
              FROM events e JOIN webhook_subscriptions s ON s.company_id = e.company_id AND s.deleted_at IS NULL
                AND CASE WHEN e.kind = 'webhook.test' THEN s.id = e.subscription_id ELSE e.kind = ANY (s.events) END
              ON CONFLICT (event_id, subscription_id) DO NOTHING
-             RETURNING id
+             RETURNING id, subscription_id
            ), marked AS (
              UPDATE webhook_events w SET relayed_at = clock_timestamp() FROM events e WHERE w.id = e.id RETURNING w.id
            )
-           SELECT (SELECT array_agg(id) FROM created) AS "deliveryIds", (SELECT count(*) FROM marked) AS relayed`,
+           SELECT (SELECT json_agg(json_build_object('id', id, 'subscriptionId', subscription_id)) FROM created) AS deliveries,
+                  (SELECT count(*) FROM marked) AS relayed`,
     values: [limit],
   });
-  return { deliveryIds: result.rows[0]?.deliveryIds ?? [], relayed: result.rows[0]?.relayed ?? 0 };
+  return { deliveries: result.rows[0]?.deliveries ?? [], relayed: result.rows[0]?.relayed ?? 0 };
+}
+
+/** A delivery owed its attempt; the subscription lets the enqueuer batch deliveries per receiver. */
+export interface PendingDelivery {
+  id: string;
+  subscriptionId: string;
 }
 
 export interface DeliveryToSend {
@@ -75,29 +82,30 @@ export interface DeliveryToSend {
   eventId: string;
   kind: string;
   occurredAt: Date;
-  payload: unknown;
+  /** The WebhookRun as stored, as JSON text. */
+  payloadJson: string;
   url: string;
   secretCiphertext: Buffer;
   subscriptionDeleted: boolean;
 }
 
 /**
- * Claims a pending delivery for its one attempt (pending → sending). A delivery already claimed,
- * sent or failed is not returned: a job run twice never sends twice.
+ * Claims pending deliveries for their one attempt (pending → sending), in one statement. Ones
+ * already claimed, sent or failed are not returned: a job run twice never sends twice.
  */
-export async function claimDelivery(q: Queryable, deliveryId: string): Promise<DeliveryToSend | null> {
+export async function claimDeliveries(q: Queryable, deliveryIds: readonly string[]): Promise<DeliveryToSend[]> {
   const result = await q.query<DeliveryToSend>({
-    name: 'claim-webhook-delivery',
+    name: 'claim-webhook-deliveries',
     text: `WITH claimed AS (
              UPDATE webhook_deliveries SET status = 'sending', claimed_at = clock_timestamp()
-             WHERE id = $1 AND status = 'pending' RETURNING id, event_id, subscription_id
+             WHERE id = ANY ($1::uuid[]) AND status = 'pending' RETURNING id, event_id, subscription_id
            )
-           SELECT c.id AS "deliveryId", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload, s.url,
+           SELECT c.id AS "deliveryId", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
            FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
-    values: [deliveryId],
+    values: [deliveryIds],
   });
-  return result.rows[0] ?? null;
+  return result.rows;
 }
 
 export interface AttemptRecord {
@@ -115,31 +123,40 @@ export interface AttemptRecord {
   resolvedIp: string | null;
 }
 
-/** Records an attempt and settles its delivery (succeeded or failed) in one statement. */
-export async function recordAttempt(q: Queryable, attempt: AttemptRecord, succeeded: boolean): Promise<void> {
+/** Records attempts and settles their deliveries (succeeded or failed), in one statement. */
+export async function recordAttempts(q: Queryable, attempts: ReadonlyArray<AttemptRecord & { succeeded: boolean }>): Promise<void> {
+  if (attempts.length === 0) return;
   await q.query({
-    name: 'record-webhook-attempt',
-    text: `WITH attempt AS (
+    name: 'record-webhook-attempts',
+    text: `WITH a AS (
+             SELECT * FROM json_to_recordset($1::json) AS a(
+               delivery_id uuid, attempt_number integer, trigger text, url text, started_at timestamptz, duration_ms integer,
+               response_status integer, response_excerpt text, response_truncated boolean, error_code text, error_message text,
+               resolved_ip text, succeeded boolean)
+           ), inserted AS (
              INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status,
                                            response_excerpt, response_truncated, error_code, error_message, resolved_ip)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             SELECT delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status,
+                    response_excerpt, response_truncated, error_code, error_message, resolved_ip FROM a
            )
-           UPDATE webhook_deliveries SET status = $13, completed_at = clock_timestamp() WHERE id = $1`,
-    values: [
-      attempt.deliveryId, attempt.attemptNumber, attempt.trigger, attempt.url, attempt.startedAt, Math.round(attempt.durationMs),
-      attempt.responseStatus, attempt.responseExcerpt, attempt.responseTruncated, attempt.errorCode, attempt.errorMessage,
-      attempt.resolvedIp, succeeded ? 'succeeded' : 'failed',
-    ],
+           UPDATE webhook_deliveries d SET status = CASE WHEN a.succeeded THEN 'succeeded' ELSE 'failed' END, completed_at = clock_timestamp()
+           FROM a WHERE d.id = a.delivery_id`,
+    values: [JSON.stringify(attempts.map((attempt) => ({
+      delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, trigger: attempt.trigger, url: attempt.url,
+      started_at: attempt.startedAt.toISOString(), duration_ms: Math.round(attempt.durationMs), response_status: attempt.responseStatus,
+      response_excerpt: attempt.responseExcerpt, response_truncated: attempt.responseTruncated, error_code: attempt.errorCode,
+      error_message: attempt.errorMessage, resolved_ip: attempt.resolvedIp, succeeded: attempt.succeeded,
+    })))],
   });
 }
 
 /** Pending deliveries older than `before` (their enqueue was lost): the recovery sweep enqueues them. */
-export async function listStalePendingDeliveries(q: Queryable, before: Date, limit: number): Promise<string[]> {
-  const result = await q.query<{ id: string }>(
-    `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+export async function listStalePendingDeliveries(q: Queryable, before: Date, limit: number): Promise<PendingDelivery[]> {
+  const result = await q.query<PendingDelivery>(
+    `SELECT id, subscription_id AS "subscriptionId" FROM webhook_deliveries WHERE status = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2`,
     [before, limit],
   );
-  return result.rows.map((r) => r.id);
+  return result.rows;
 }
 
 /**

@@ -31,10 +31,8 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
   const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
   if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0 };
   const windows = subjects.map((s) => ({ vehicleId: s.id, since: s.evaluatedThrough ?? beforeEverything }));
-  const [samples, services] = await Promise.all([
-    loadNewSamples(tx, windows, maxSamplesPerVehicle),
-    loadLastServices(tx, subjects.map((s) => s.id)),
-  ]);
+  const samples = await loadNewSamples(tx, windows, maxSamplesPerVehicle);
+  const services = await loadLastServices(tx, subjects.map((s) => s.id));
 
   const writes: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];

@@ -101,12 +101,13 @@ export const jobCatalog = {
     options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, ...retention },
   }),
   /**
-   * One attempt of one core delivery. Never retried (spec/000: deliveries are not retried): the
-   * delivery row is claimed before sending, so a job that runs twice sends once.
+   * The one attempt of each of a few core deliveries to one subscription. Never retried (spec/000:
+   * deliveries are not retried): the rows are claimed before sending, so a job that runs twice
+   * sends once.
    */
   'webhooks.deliver': job({
     queue: 'webhooks',
-    schema: Type.Object({ deliveryId: uuid }, { additionalProperties: false }),
+    schema: Type.Object({ deliveryIds: Type.Array(uuid, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
     options: { attempts: 1, ...retention },
   }),
   /** Re-enqueues deliveries whose enqueue was lost and settles ones whose worker died; every minute. */

@@ -1,16 +1,17 @@
 /**
- * One core (spec/000) delivery: claim it, sign the exact bytes that are sent with
- * `Service-Signature: t=<unix>,v1=<hex>`, make the single attempt through the SSRF-guarded
- * client, and record it. No retry, whatever the outcome (spec/000 Events, rule 2).
+ * Core (spec/000) deliveries: claim a job's deliveries, sign the exact bytes that are sent with
+ * `Service-Signature: t=<unix>,v1=<hex>`, make each one's single attempt through the SSRF-guarded
+ * client (in parallel), and record the attempts. No retry, whatever the outcome (spec/000
+ * Events, rule 2). Claims and records are one statement per job, not per delivery.
  */
 import { BlockList, isIP } from 'node:net';
 import type { Pool } from '../db/pool.js';
-import { claimDelivery, recordAttempt } from '../db/webhooks.js';
+import { claimDeliveries, recordAttempts, type AttemptRecord, type DeliveryToSend } from '../db/webhooks.js';
 import type { RunEventKind } from '../domain/run.js';
 import { decryptSecret } from '../security/secrets.js';
 import { deliverOnce, type DeliveryOptions } from './http-client.js';
 import { signCoreBody } from './sign.js';
-import { webhookEnvelope, type WebhookRun } from './webhook-run.js';
+import { webhookEnvelopeBytes } from './webhook-run.js';
 
 export interface CoreDeliveryDeps {
   pool: Pool;
@@ -22,7 +23,11 @@ export interface CoreDeliveryDeps {
   resolve?: DeliveryOptions['resolve'];
 }
 
-export type CoreDeliveryOutcome = 'succeeded' | 'failed' | 'skipped';
+export interface CoreDeliveryOutcome {
+  deliveryId: string;
+  succeeded: boolean;
+  durationMs: number;
+}
 
 /** http:// is accepted only to an address inside WEBHOOK_ALLOW_NETS (local receivers, tests). */
 export function allowsPlainHttp(allowNets: readonly string[]): (url: URL) => boolean {
@@ -38,41 +43,58 @@ export function allowsPlainHttp(allowNets: readonly string[]): (url: URL) => boo
   };
 }
 
+const parallelPerJob = 10;
+
 export function coreDeliverer(deps: CoreDeliveryDeps) {
   const allowHttp = allowsPlainHttp(deps.allowNets);
-  return async function deliverCore(deliveryId: string): Promise<CoreDeliveryOutcome> {
-    const delivery = await claimDelivery(deps.pool, deliveryId);
-    if (!delivery) return 'skipped';
+  const options: DeliveryOptions = { timeoutMs: deps.timeoutMs, allowNets: deps.allowNets, allowHttp, ...(deps.resolve ? { resolve: deps.resolve } : {}) };
+
+  async function attempt(delivery: DeliveryToSend, secret: string): Promise<AttemptRecord & { succeeded: boolean }> {
     const startedAt = deps.now();
+    const record = { deliveryId: delivery.deliveryId, attemptNumber: 1, trigger: 'scheduled' as const, url: delivery.url, startedAt };
     if (delivery.subscriptionDeleted) {
-      await recordAttempt(deps.pool, {
-        deliveryId, attemptNumber: 1, trigger: 'scheduled', url: delivery.url, startedAt, durationMs: 0, responseStatus: null,
-        responseExcerpt: null, responseTruncated: false, errorCode: 'subscription_deleted',
-        errorMessage: 'the subscription was deleted before the delivery was sent', resolvedIp: null,
-      }, false);
-      return 'failed';
+      return {
+        ...record, durationMs: 0, responseStatus: null, responseExcerpt: null, responseTruncated: false, errorCode: 'subscription_deleted',
+        errorMessage: 'the subscription was deleted before the delivery was sent', resolvedIp: null, succeeded: false,
+      };
     }
-    const body = Buffer.from(JSON.stringify(
-      webhookEnvelope(delivery.kind as RunEventKind, delivery.eventId, delivery.occurredAt, delivery.payload as WebhookRun),
-    ));
-    const secret = decryptSecret(deps.secretsKey, delivery.secretCiphertext);
-    const result = await deliverOnce(
-      {
-        url: delivery.url,
-        body,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'fleet-webhooks/1.0',
-          'service-signature': signCoreBody(secret, body, Math.floor(startedAt.getTime() / 1000)),
-        },
+    const body = webhookEnvelopeBytes(delivery.kind as RunEventKind, delivery.eventId, delivery.occurredAt, delivery.payloadJson);
+    const result = await deliverOnce({
+      url: delivery.url,
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'fleet-webhooks/1.0',
+        'service-signature': signCoreBody(secret, body, Math.floor(startedAt.getTime() / 1000)),
       },
-      { timeoutMs: deps.timeoutMs, allowNets: deps.allowNets, allowHttp, ...(deps.resolve ? { resolve: deps.resolve } : {}) },
-    );
-    await recordAttempt(deps.pool, {
-      deliveryId, attemptNumber: 1, trigger: 'scheduled', url: delivery.url, startedAt, durationMs: result.durationMs,
-      responseStatus: result.status, responseExcerpt: result.responseExcerpt, responseTruncated: result.responseTruncated,
-      errorCode: result.errorCode, errorMessage: result.errorMessage, resolvedIp: result.resolvedIp,
-    }, result.ok);
-    return result.ok ? 'succeeded' : 'failed';
+    }, options);
+    return {
+      ...record, durationMs: result.durationMs, responseStatus: result.status, responseExcerpt: result.responseExcerpt,
+      responseTruncated: result.responseTruncated, errorCode: result.errorCode, errorMessage: result.errorMessage,
+      resolvedIp: result.resolvedIp, succeeded: result.ok,
+    };
+  }
+
+  /** Sends what it could claim of `deliveryIds`; ids already claimed elsewhere are skipped (absent from the result). */
+  return async function deliverCore(deliveryIds: readonly string[]): Promise<CoreDeliveryOutcome[]> {
+    const deliveries = await claimDeliveries(deps.pool, deliveryIds);
+    // A job's deliveries share a subscription, so this usually decrypts once.
+    const secrets = new Map<string, string>();
+    const secretOf = (sealed: Buffer) => {
+      const key = sealed.toString('base64');
+      if (!secrets.has(key)) secrets.set(key, decryptSecret(deps.secretsKey, sealed));
+      return secrets.get(key)!;
+    };
+    // A few at a time: one receiver gets a bounded number of parallel connections per job.
+    const attempts: Array<AttemptRecord & { succeeded: boolean }> = [];
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(parallelPerJob, deliveries.length) }, async () => {
+      while (next < deliveries.length) {
+        const delivery = deliveries[next++]!;
+        attempts.push(await attempt(delivery, secretOf(delivery.secretCiphertext)));
+      }
+    }));
+    await recordAttempts(deps.pool, attempts);
+    return attempts.map((a) => ({ deliveryId: a.deliveryId, succeeded: a.succeeded, durationMs: a.durationMs }));
   };
 }

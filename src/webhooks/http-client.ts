@@ -79,7 +79,7 @@ const maxErrorMessageLength = 500;
  * delivery is never retried, and a reset on a stale socket would be a lost event.
  * Pooled sockets are unref'd by the Agent and do not hold the process open.
  */
-const agentOptions = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' } as const;
+const agentOptions = { keepAlive: true, timeout: 4_000, scheduling: 'lifo', maxFreeSockets: 2048 } as const;
 const httpAgent = new http.Agent(agentOptions);
 const httpsAgent = new https.Agent(agentOptions);
 

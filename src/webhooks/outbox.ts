@@ -11,8 +11,10 @@ import type { RunEventKind } from '../domain/run.js';
 import { buildWebhookRun, type LocationChoice, type WebhookRun } from './webhook-run.js';
 
 export async function webhookRunOf(q: Queryable, companyId: string, runId: string): Promise<WebhookRun> {
-  // On a transaction's client these run one after another (pg queues them), inside the transaction.
-  const [run, company, locations] = await Promise.all([findRun(q, companyId, runId), findCompany(q, companyId), findRunLocations(q, runId)]);
+  // One after another: on a transaction's client, overlapping queries are deprecated in pg.
+  const run = await findRun(q, companyId, runId);
+  const company = await findCompany(q, companyId);
+  const locations = await findRunLocations(q, runId);
   if (!run || !company) throw new Error(`run ${runId} of company ${companyId} not found`);
   const legacy = run.customer?.display_address;
   const location: LocationChoice = locations[0] ?? (legacy ? { source: 'legacy', text: legacy } : null);

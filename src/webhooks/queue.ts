@@ -1,5 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { PendingDelivery } from '../db/webhooks.js';
 import type { Queues } from '../queue/queues.js';
+
+/**
+ * Deliveries per job. One job claims and records its deliveries in one statement each, so the
+ * Postgres and Redis round trips of a delivery are shared (research/pipeline-perf.md §2);
+ * small enough that one slow receiver holds few others back.
+ */
+export const deliveriesPerJob = 100;
 
 /**
  * Asks for a relay run now. Deduplicated with one run kept queued behind a running one, so a burst
@@ -9,8 +17,19 @@ export async function requestRelay(queues: Queues): Promise<void> {
   await queues.add('webhooks.relay', {}, { deduplicationId: 'webhooks-relay', keepLastIfActive: true });
 }
 
-export async function enqueueDeliveries(queues: Queues, deliveryIds: readonly string[]): Promise<void> {
-  await queues.addBulk('webhooks.deliver', deliveryIds.map((deliveryId) => ({ payload: { deliveryId }, options: { jobId: `delivery-${deliveryId}` } })));
+/** Queues deliveries in jobs of up to `deliveriesPerJob`, each job for one subscription (one receiver). */
+export async function enqueueDeliveries(queues: Queues, deliveries: readonly PendingDelivery[]): Promise<void> {
+  const bySubscription = new Map<string, string[]>();
+  for (const delivery of deliveries) {
+    const ids = bySubscription.get(delivery.subscriptionId) ?? [];
+    ids.push(delivery.id);
+    bySubscription.set(delivery.subscriptionId, ids);
+  }
+  const jobs: Array<{ payload: { deliveryIds: string[] } }> = [];
+  for (const ids of bySubscription.values()) {
+    for (let i = 0; i < ids.length; i += deliveriesPerJob) jobs.push({ payload: { deliveryIds: ids.slice(i, i + deliveriesPerJob) } });
+  }
+  await queues.addBulk('webhooks.deliver', jobs);
 }
 
 /**

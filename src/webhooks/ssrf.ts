@@ -168,6 +168,17 @@ function prefixed(kind: string, reason: string | null): string | null {
 export function blockedReason(ip: string, allowNets: readonly string[]): string | null {
   const parsed = parseIp(ip);
   if (!parsed) return 'invalid';
-  const allow = allowNets.map(parseCidr).filter((net): net is Cidr => net !== null);
-  return judge(parsed, allow);
+  return judge(parsed, parsedAllowNets(allowNets));
+}
+
+// The allow list is one array from config for the life of the process; parse it once, not per socket.
+const parsedAllowLists = new WeakMap<readonly string[], readonly Cidr[]>();
+
+function parsedAllowNets(allowNets: readonly string[]): readonly Cidr[] {
+  let parsed = parsedAllowLists.get(allowNets);
+  if (!parsed) {
+    parsed = allowNets.map(parseCidr).filter((net): net is Cidr => net !== null);
+    parsedAllowLists.set(allowNets, parsed);
+  }
+  return parsed;
 }

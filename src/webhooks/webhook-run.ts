@@ -99,8 +99,13 @@ export function buildWebhookRun(
   };
 }
 
-export function webhookEnvelope(kind: WebhookEnvelope['event'], eventId: string, occurredAt: Date, data: WebhookRun): WebhookEnvelope {
-  return { event: kind, event_id: eventId, api_version: webhookApiVersion, timestamp: occurredAt.toISOString(), data };
+/**
+ * The bytes of a WebhookEnvelope around `dataJson`, the run's JSON as stored in the outbox: the
+ * payload is spliced in, never parsed and re-serialized per delivery.
+ */
+export function webhookEnvelopeBytes(kind: WebhookEnvelope['event'], eventId: string, occurredAt: Date, dataJson: string): Buffer {
+  const head: Omit<WebhookEnvelope, 'data'> = { event: kind, event_id: eventId, api_version: webhookApiVersion, timestamp: occurredAt.toISOString() };
+  return Buffer.from(`${JSON.stringify(head).slice(0, -1)},"data":${dataJson}}`);
 }
 
 /** The fully synthetic run a `webhook.test` carries: every field filled, nothing real. */

@@ -148,4 +148,20 @@ describe('logs', () => {
     expect(lines.join('')).not.toContain('s3cr3t');
     expect(lines.join('')).toContain('[redacted]');
   });
+
+  it('log an error as type, message, code and stack, never the objects a library hung on it', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const log = createLogger('info', 'test', sink);
+    // What pg-pool emits for an idle client that lost its server.
+    const err = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01', client: { connectionParameters: { user: 'fleet', password: 'pg-pa55word' }, password: 'pg-pa55word' },
+    });
+    log.warn({ err }, 'idle postgres client failed');
+    const line = JSON.parse(lines[0]!);
+    expect(line.err).toMatchObject({ type: 'Error', message: 'terminating connection due to administrator command', code: '57P01' });
+    expect(line.err.stack).toContain('Error: terminating connection');
+    expect(lines[0]).not.toContain('pg-pa55word');
+    expect(line.err.client).toBeUndefined();
+  });
 });

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/pool.js';
-import { relayWebhookEvents } from '../../src/db/webhooks.js';
+import { relayWebhookEvents, type PendingDelivery } from '../../src/db/webhooks.js';
 import { coreDeliverer } from '../../src/webhooks/deliver-core.js';
+import { deliveriesPerJob, enqueueDeliveries } from '../../src/webhooks/queue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -20,9 +22,9 @@ afterAll(async () => {
   await receiver.close();
 });
 
-async function openRun() {
-  const vehicle = await t.createVehicle(acme.id);
-  const response = await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [{ title: 'Oil change', type: 'oil_change' }] });
+async function openRun(companyId = acme.id) {
+  const vehicle = await t.createVehicle(companyId);
+  const response = await t.admin('POST', `/companies/${companyId}/service-requests`, { vehicle_id: vehicle.id, items: [{ title: 'Oil change', type: 'oil_change' }] });
   return response.json().data.run.id as string;
 }
 
@@ -34,19 +36,66 @@ describe('SSRF guard at connect time', () => {
   it('records a blocked delivery as a failed attempt with its reason, without connecting', async () => {
     const subscription = (await t.api('POST', '/webhook-subscriptions', acme.key, { url: 'https://hooks.example.com/fleet', events: ['run.created'] })).json().data;
     await openRun();
-    const { deliveryIds } = await withTransaction(t.pool, (tx) => relayWebhookEvents(tx, 100));
-    expect(deliveryIds).toHaveLength(1);
+    const { deliveries } = await withTransaction(t.pool, (tx) => relayWebhookEvents(tx, 100));
+    expect(deliveries).toEqual([{ id: expect.any(String), subscriptionId: subscription.id }]);
     // The name resolves to the cloud metadata address when the attempt is made (DNS rebinding).
     const deliver = coreDeliverer({
       pool: t.pool, secretsKey: t.config.secretsKey, timeoutMs: 1000, allowNets: [], now: () => new Date(),
       resolve: async () => [{ address: '169.254.169.254', family: 4 }],
     });
-    expect(await deliver(deliveryIds[0]!)).toBe('failed');
+    expect(await deliver([deliveries[0]!.id])).toEqual([{ deliveryId: deliveries[0]!.id, succeeded: false, durationMs: expect.any(Number) }]);
     const [delivery] = await deliveriesOf(subscription.id);
     expect(delivery).toMatchObject({ status: 'failed', attempts: [{ attempt_number: 1, error_code: 'ssrf_blocked', response_status: null }] });
     expect(delivery.attempts[0].error_message).toMatch(/metadata/);
     // A second run of the same job sends nothing: the delivery was claimed for its single attempt.
-    expect(await deliver(deliveryIds[0]!)).toBe('skipped');
+    expect(await deliver([deliveries[0]!.id])).toEqual([]);
+  });
+});
+
+describe('deliveries in jobs', () => {
+  it('queues jobs of at most deliveriesPerJob deliveries, each for one subscription', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    // Two full jobs and a rest of 10 for one subscription, 5 for the other, interleaved.
+    const pending: PendingDelivery[] = Array.from({ length: 2 * deliveriesPerJob + 15 }, (_, i) => ({ id: randomUUID(), subscriptionId: i % 3 === 0 && i < 15 ? b : a }));
+    const queue = t.queues.queue('webhooks');
+    await enqueueDeliveries(t.queues, pending);
+    const jobs = (await queue.getJobs(['waiting'])).filter((job) => job.name === 'webhooks.deliver');
+    await queue.obliterate({ force: true });
+    const subscriptionOf = new Map(pending.map((p) => [p.id, p.subscriptionId]));
+    const batches = jobs.map((job) => job.data.deliveryIds as string[]);
+    expect(batches.flat().sort()).toEqual(pending.map((p) => p.id).sort());
+    expect(batches.map((ids) => ids.length).sort((x, y) => x - y)).toEqual([5, 10, deliveriesPerJob, deliveriesPerJob]);
+    for (const ids of batches) expect(new Set(ids.map((id) => subscriptionOf.get(id))).size).toBe(1);
+  });
+
+  it("claims a job's deliveries together, sends each once, records each attempt; a rerun sends nothing", async () => {
+    const company = await t.createCompany('Batch Co');
+    const ok = (await t.api('POST', '/webhook-subscriptions', company.key, { url: `${receiver.url}/batch-ok`, events: ['run.created'] })).json().data;
+    await t.api('POST', '/webhook-subscriptions', company.key, { url: 'https://hooks.example.com/batch', events: ['run.created'] });
+    for (let i = 0; i < 3; i++) await openRun(company.id);
+    const { deliveries } = await withTransaction(t.pool, (tx) => relayWebhookEvents(tx, 100));
+    expect(deliveries).toHaveLength(6);
+    const deliver = coreDeliverer({
+      pool: t.pool, secretsKey: t.config.secretsKey, timeoutMs: 1000, allowNets: ['127.0.0.1/32'], now: () => new Date(),
+      resolve: async () => [{ address: '10.0.0.1', family: 4 }],
+    });
+    const ids = deliveries.map((d) => d.id);
+    const outcomes = await deliver(ids);
+    expect(outcomes.map((o) => o.deliveryId).sort()).toEqual([...ids].sort());
+    const succeeded = outcomes.filter((o) => o.succeeded).map((o) => o.deliveryId).sort();
+    expect(succeeded).toEqual(deliveries.filter((d) => d.subscriptionId === ok.id).map((d) => d.id).sort());
+    expect(receiver.received.filter((r) => r.path === '/batch-ok')).toHaveLength(3);
+    const { rows } = await t.pool.query<{ status: string; attempts: number; error: string | null }>(
+      `SELECT d.status, count(a.id)::int AS attempts, max(a.error_code) AS error
+       FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id WHERE d.id = ANY ($1::uuid[]) GROUP BY d.id`,
+      [ids],
+    );
+    expect(rows.map((r) => [r.status, r.attempts, r.error]).sort()).toEqual([
+      ['failed', 1, 'ssrf_blocked'], ['failed', 1, 'ssrf_blocked'], ['failed', 1, 'ssrf_blocked'],
+      ['succeeded', 1, null], ['succeeded', 1, null], ['succeeded', 1, null],
+    ]);
+    expect(await deliver(ids)).toEqual([]);
+    expect(receiver.received.filter((r) => r.path === '/batch-ok')).toHaveLength(3);
   });
 });
 
@@ -60,14 +109,15 @@ describe('relay and delivery survive Redis loss and restarts', () => {
     await t.queues.queue('webhooks').obliterate({ force: true });
 
     const workers = await t.startWorkers(['webhooks']);
-    await expect.poll(() => receiver.received.length, { timeout: 20_000 }).toBe(5);
+    const atAOrB = () => receiver.received.filter((r) => r.path === '/a' || r.path === '/b');
+    await expect.poll(() => atAOrB().length, { timeout: 20_000 }).toBe(5);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received.filter((r) => r.path === '/a').map((r) => r.json.event).sort()).toEqual(['run.completed', 'run.created', 'run.created']);
     expect(receiver.received.filter((r) => r.path === '/b').map((r) => r.json.event)).toEqual(['run.created', 'run.created']);
 
     // Relaying again creates nothing more: one delivery per (event, subscription).
     const again = await withTransaction(t.pool, (tx) => relayWebhookEvents(tx, 100));
-    expect(again.deliveryIds).toEqual([]);
+    expect(again.deliveries).toEqual([]);
     expect((await deliveriesOf(first.id)).length + (await deliveriesOf(second.id)).length).toBe(5);
     await workers.close();
   });

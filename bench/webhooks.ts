@@ -1,0 +1,205 @@
+/**
+ * Core webhook delivery beside its ceiling, in one run, to one local receiver process that
+ * verifies every signature:
+ * - the ceiling: a plain loop sending the same number of signed POSTs (envelope built and signed
+ *   per request, 64 in flight over keep-alive, as many as the webhooks worker runs);
+ * - the real path, draining a backlog of committed outbox events: relay → BullMQ delivery jobs →
+ *   one webhooks worker process → claim, sign, SSRF-guarded POST, attempt record;
+ * - latency: events written at half the measured rate, each transaction followed by the relay
+ *   request a run change makes; event row written → receiver has it.
+ * Prints deliveries/s for both, the ratio and the latency p50/p99. Target: ratio ≥ 0.5.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { Redis } from 'ioredis';
+import { withTransaction, type Pool } from '../src/db/pool.js';
+import { insertSubscription, insertWebhookEvents } from '../src/db/webhooks.js';
+import { insertVehicle } from '../src/db/vehicles.js';
+import { runEventKinds } from '../src/domain/run.js';
+import { Queues } from '../src/queue/queues.js';
+import { submitServiceRequest } from '../src/runs/service-requests.js';
+import { encryptSecret } from '../src/security/secrets.js';
+import { webhookRunOf } from '../src/webhooks/outbox.js';
+import { requestRelay } from '../src/webhooks/queue.js';
+import { signCoreBody } from '../src/webhooks/sign.js';
+import { webhookEnvelopeBytes, type WebhookRun } from '../src/webhooks/webhook-run.js';
+import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+
+const receiverPort = 3921;
+const workerPort = 3922;
+const inFlight = 64;
+const eventsPerTransaction = 1000;
+const secret = 'whsec_bench_signing_secret';
+
+interface ReceiverStats {
+  received: number;
+  invalid: number;
+  connections: number;
+  distinctEvents: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function receiverStats(url: string): Promise<ReceiverStats> {
+  return (await fetch(`${url}/stats`)).json() as Promise<ReceiverStats>;
+}
+
+async function waitForDeliveries(url: string, expected: number, timeoutMs: number): Promise<ReceiverStats> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const stats = await receiverStats(url);
+    if (stats.received >= expected) return stats;
+    if (Date.now() > deadline) throw new Error(`only ${stats.received} of ${expected} deliveries arrived in ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A company with one vehicle (home yard), one real run and a subscription to every run event. */
+async function seed(pool: Pool, receiverUrl: string): Promise<{ companyId: string; payload: WebhookRun }> {
+  return withTransaction(pool, async (tx) => {
+    const company = await tx.query<{ id: string }>(`INSERT INTO companies (name, external_ids) VALUES ('Webhook Bench', '{"shopmonkey":"cus_1"}') RETURNING id`);
+    const companyId = company.rows[0]!.id;
+    const vehicle = await insertVehicle(tx, companyId, {
+      name: 'Van 7', vin: '1FTBW3XM6HKA00007', licensePlate: 'BENCH-7', make: 'Ford', model: 'Transit', year: 2022,
+      telematicsProvider: null, providerVehicleId: null, providerConnectionId: null, homeLocationId: null, linkBroken: null,
+    });
+    const { runId } = await submitServiceRequest(tx, companyId, {
+      vehicleId: vehicle.id, title: 'Brake inspection', description: 'Squeal from the front axle', preferredStart: null, preferredEnd: null,
+      items: [{ title: 'Brake inspection', description: null, type: 'brake_inspection' }],
+      customer: { name: 'Ana Lopez', email: 'ana@example.com', phone: null, address: null, display_address: null },
+      location: {
+        name: 'North yard', street1: '9 Depot Rd', street2: null, city: 'Joliet', state: 'IL', postalCode: '60431', country: 'US',
+        displayAddress: null, latitude: 41.53, longitude: -88.09,
+      },
+    });
+    // The seed's own run.created is not part of the measurement.
+    await tx.query(`UPDATE webhook_events SET relayed_at = now()`);
+    await insertSubscription(tx, {
+      companyId, url: `${receiverUrl}/hooks/fleet`, events: [...runEventKinds], secretCiphertext: encryptSecret(benchConfig.secretsKey, secret),
+    });
+    return { companyId, payload: await webhookRunOf(tx, companyId, runId) };
+  });
+}
+
+/** The ceiling: `count` signed POSTs from a plain loop, `inFlight` at a time over keep-alive. */
+async function rawLoop(receiverUrl: string, payload: WebhookRun, count: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+  const target = new URL(`${receiverUrl}/hooks/fleet`);
+  const dataJson = JSON.stringify(payload);
+  const send = () => new Promise<void>((resolve, reject) => {
+    const body = webhookEnvelopeBytes('run.completed', randomUUID(), new Date(), dataJson);
+    const req = request(target, {
+      method: 'POST', agent,
+      headers: { 'content-type': 'application/json', 'content-length': body.length, 'service-signature': signCoreBody(secret, body, Math.floor(Date.now() / 1000)) },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  let sent = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (sent < count) {
+      sent++;
+      await send();
+    }
+  }));
+  agent.destroy();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** One transaction of `size` outbox events, then the relay request a committed run change makes. */
+async function writeEventBatch(pool: Pool, queues: Queues, companyId: string, payload: WebhookRun, size: number, firstIndex: number): Promise<void> {
+  const events = Array.from({ length: size }, (_, i) => ({
+    companyId, runId: payload.id, kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!, payload, subscriptionId: null,
+  }));
+  await withTransaction(pool, (tx) => insertWebhookEvents(tx, events));
+  await requestRelay(queues);
+}
+
+export async function benchWebhooks(args: string[]): Promise<Record<string, unknown>> {
+  const flag = args.indexOf('--events');
+  const count = flag >= 0 ? Number(args[flag + 1]) : 100_000;
+  const { url: databaseUrl, pool } = await freshDatabase('webhooks');
+  const prefix = `{bench${Date.now()}}`;
+  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const queues = new Queues(redis, prefix);
+  const services: Service[] = [];
+  try {
+    const receiver = await startService('bench/webhook-receiver.js', [String(receiverPort), secret], {}, receiverPort, '/stats');
+    services.push(receiver);
+    const { companyId, payload } = await seed(pool, receiver.url);
+
+    // 1. The ceiling: the plain signed-POST loop.
+    console.log(`sending ${count.toLocaleString()} signed POSTs from a plain loop…`);
+    const rawSeconds = await rawLoop(receiver.url, payload, count);
+    const raw = await receiverStats(receiver.url);
+    if (raw.received !== count || raw.invalid !== 0) throw new Error(`raw loop: ${raw.received} received, ${raw.invalid} invalid`);
+    const rawRate = Math.round(count / rawSeconds);
+
+    // 2. The real path from a backlog: the events are committed to the outbox while the queue is
+    //    paused (each transaction followed by its relay request, as a run change does), then the
+    //    clock starts and the queue resumes: relay → delivery jobs → worker → receiver.
+    await fetch(`${receiver.url}/reset`, { method: 'POST' });
+    const env = {
+      DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '',
+      WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
+    };
+    const worker = await startService('src/main.js', ['worker', 'webhooks'], env, workerPort, '/readyz');
+    services.push(worker);
+    const webhooksQueue = queues.queue('webhooks');
+    await webhooksQueue.pause();
+    console.log(`writing ${count.toLocaleString()} events to the outbox…`);
+    const writeStarted = Date.now();
+    for (let written = 0; written < count; written += eventsPerTransaction) {
+      await writeEventBatch(pool, queues, companyId, payload, Math.min(eventsPerTransaction, count - written), written);
+    }
+    const writeSeconds = (Date.now() - writeStarted) / 1000;
+    console.log(`delivering them through relay, queue and worker…`);
+    const started = Date.now();
+    await webhooksQueue.resume();
+    const drained = await waitForDeliveries(receiver.url, count, 600_000);
+    const pipelineSeconds = (Date.now() - started) / 1000;
+    const pipelineRate = Math.round(count / pipelineSeconds);
+    // The receiver can have a delivery a moment before its job records the attempt.
+    while ((await pool.query(`SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT 1`)).rowCount) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const settled = await pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`);
+
+    // 3. Latency: events written at half the measured rate for 10 s, in 20 small transactions a second.
+    await fetch(`${receiver.url}/reset`, { method: 'POST' });
+    const pacedCount = Math.round(pipelineRate * 0.5 * 10);
+    const perTick = Math.max(1, Math.round(pacedCount / 200));
+    const pacedStart = Date.now();
+    for (let tick = 0; tick * perTick < pacedCount; tick++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + tick * 50 - Date.now())));
+      await writeEventBatch(pool, queues, companyId, payload, Math.min(perTick, pacedCount - tick * perTick), tick * perTick);
+    }
+    const paced = await waitForDeliveries(receiver.url, pacedCount, 120_000);
+
+    const ratio = pipelineRate / rawRate;
+    printTable(`Core webhook delivery, ${count.toLocaleString()} events, one receiver on 127.0.0.1 verifying every signature`, [
+      { path: 'raw signed POST loop (64 in flight)', 'deliveries/s': rawRate, seconds: rawSeconds.toFixed(1), connections: raw.connections },
+      { path: 'outbox → relay → queue → worker → receiver', 'deliveries/s': pipelineRate, seconds: pipelineSeconds.toFixed(1), connections: drained.connections },
+    ]);
+    console.log(`ratio pipeline / raw loop: ${ratio.toFixed(3)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'missed'})`);
+    console.log(`outbox writes before the clock: ${Math.round(count / writeSeconds).toLocaleString()} events/s in transactions of ${eventsPerTransaction}`);
+    console.log(`deliveries by status: ${settled.rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+    console.log(`every delivery verified, each event once: ${drained.invalid === 0 && drained.distinctEvents === count ? 'yes' : `no (${drained.invalid} invalid, ${drained.distinctEvents} distinct)`}`);
+    console.log(`event-to-delivery latency at 50 % of max rate (${pacedCount.toLocaleString()} events over 10 s): p50 ${paced.p50Ms} ms, p99 ${paced.p99Ms} ms`);
+    return {
+      events: count, rawDeliveriesPerSecond: rawRate, pipelineDeliveriesPerSecond: pipelineRate, ratio, outboxEventsPerSecond: Math.round(count / writeSeconds),
+      deliveriesByStatus: Object.fromEntries(settled.rows.map((r) => [r.status, r.n])),
+      latencyMs: { atHalfRate: { p50: paced.p50Ms, p99: paced.p99Ms } },
+      target: ratio >= 0.5 ? 'met' : 'missed',
+    };
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+    await queues.close();
+    await redis.quit();
+    await pool.end();
+  }
+}
