@@ -8,6 +8,7 @@ import { enqueueDeliveries } from '../src/webhooks/queue.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 const relayBatch = 500;
+const relayPasses = 3;
 /** A pending delivery older than this lost its enqueue (Redis down after the relay committed). */
 const pendingGraceMs = 30_000;
 
@@ -22,14 +23,19 @@ export function webhooksProcessor(deps: WorkerDeps) {
         parseJobPayload('webhooks.relay', job.data);
         let relayed = 0;
         let deliveries = 0;
-        for (;;) {
-          // Deliveries exist once this commits; enqueueing after is safe: recovery covers a lost enqueue.
-          const batch = await withTransaction(deps.pool, (tx) => relayWebhookEvents(tx, relayBatch));
-          await enqueueDeliveries(deps.queues, batch.deliveries);
-          relayed += batch.relayed;
-          deliveries += batch.deliveries.length;
-          if (batch.relayed < relayBatch) return { relayed, deliveries };
-        }
+        // Parallel passes take disjoint events (SKIP LOCKED), so a backlog drains at the pace
+        // the delivery jobs can take it rather than one transaction at a time.
+        await Promise.all(Array.from({ length: relayPasses }, async () => {
+          for (;;) {
+            // Deliveries exist once this commits; enqueueing after is safe: recovery covers a lost enqueue.
+            const batch = await withTransaction(deps.pool, (tx) => relayWebhookEvents(tx, relayBatch));
+            await enqueueDeliveries(deps.queues, batch.deliveries);
+            relayed += batch.relayed;
+            deliveries += batch.deliveries.length;
+            if (batch.relayed < relayBatch) return;
+          }
+        }));
+        return { relayed, deliveries };
       }
       case 'webhooks.deliver': {
         const { deliveryIds } = parseJobPayload('webhooks.deliver', job.data);

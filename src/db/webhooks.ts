@@ -219,7 +219,7 @@ export async function findSubscription(q: Queryable, companyId: string, id: stri
   return result.rows[0] ?? null;
 }
 
-/** Deletes softly: the subscription gets no new deliveries; its delivery history stays readable for audit. */
+/** Deletes softly: the subscription gets no new deliveries; its deliveries and attempts stay in the database for audit (the API answers 404 for it). */
 export async function deleteSubscription(q: Queryable, companyId: string, id: string): Promise<SubscriptionRecord | null> {
   const result = await q.query<SubscriptionRecord>(
     `UPDATE webhook_subscriptions SET deleted_at = now() WHERE id = $1 AND company_id = $2 AND deleted_at IS NULL RETURNING ${subscriptionColumns}`,
