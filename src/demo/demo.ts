@@ -1,16 +1,25 @@
 /**
  * `npm run demo`: the full service plus a demo company, its API key (printed once), a simulated
  * fleet streaming telematics through the real push endpoint every few seconds, a manually tracked
- * van with a service run, then ready-to-paste curl commands. Ctrl-C stops it.
+ * van with a service run, a local webhook receiver that prints every delivery it verifies, then
+ * ready-to-paste curl commands. Ctrl-C stops it.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createSimulatedFleet, signSimulatedBody } from '../../providers/simulator.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { closeOnSignals, startService } from '../service.js';
+import { verifyServiceSignature } from '../webhooks/verify.js';
 
 const base = loadConfig();
-const config = { ...base, adminToken: base.adminToken ?? randomBytes(24).toString('hex') };
+// The demo's receiver listens on loopback, which the SSRF guard refuses unless allowed.
+const config = {
+  ...base,
+  adminToken: base.adminToken ?? randomBytes(24).toString('hex'),
+  webhookAllowNets: [...base.webhookAllowNets, '127.0.0.1/32'],
+};
 const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 const closers = await startService(config, log, 'start');
 closeOnSignals(closers, log);
@@ -32,6 +41,36 @@ const operator = { authorization: `Bearer ${config.adminToken}` };
 const company = await call('POST', '/admin/v1/companies', operator, { name: 'Demo Fleet', external_ids: { demo_shop: 'cus_demo_1' } });
 const { key } = await call('POST', `/admin/v1/companies/${company.id}/api-keys`, operator, { name: 'demo' });
 const integrator = { authorization: `Bearer ${key}` };
+
+// A receiver as an integrator would write one: raw body, signature checked before parsing.
+let signingSecret = '';
+const receiver = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const verified = verifyServiceSignature(request.headers['service-signature'] as string | undefined, body, signingSecret);
+    if (!verified.ok) {
+      console.log(`webhook refused: signature ${verified.reason}`);
+      response.writeHead(401).end();
+      return;
+    }
+    const envelope = JSON.parse(body.toString('utf8')) as { event: string; event_id: string; data: { id: string; reference_code: string; status: string; scheduling_state: string } };
+    const run = envelope.data;
+    console.log(`webhook ${envelope.event} (signature verified): run ${run.reference_code} ${run.status}/${run.scheduling_state}, event_id ${envelope.event_id}`);
+    response.writeHead(204).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+receiver.unref();
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+const subscription = await call('POST', '/api/v1/webhook-subscriptions', integrator, {
+  url: receiverUrl, events: ['run.created', 'run.appointment_updated', 'run.appointment_confirmed', 'run.appointment_cancelled', 'run.completed', 'run.dispatch_proposed'],
+});
+signingSecret = subscription.signing_secret;
+await call('POST', `/admin/v1/companies/${company.id}/roster`, operator, {
+  type: 'shop', name: 'Loop Fleet Service', skills: ['service', 'inspection'], latitude: 41.8855, longitude: -87.6403,
+});
 
 const van = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
   name: 'Van 3', vin: '1FTBW3XM6HKA00001', license_plate: 'DEMO-3', make: 'Ford', model: 'Transit', year: 2021, telematics_provider: null,
@@ -88,6 +127,10 @@ Try:
   curl -s ${auth} -X POST ${origin}/api/v1/vehicles/${van.id}/refresh      # 400 REFRESH_NOT_SUPPORTED: tracked by hand
   curl -s ${auth} '${origin}/api/v1/runs?scheduling_state=proposed'
   curl -s ${auth} ${origin}/api/v1/runs/${run.id}
+  curl -s ${auth} -X POST ${origin}/api/v1/webhook-subscriptions/${subscription.id}/test    # the receiver prints webhook.test
+  curl -s ${auth} ${origin}/api/v1/webhook-subscriptions/${subscription.id}/deliveries      # every attempt, recorded
+
+Webhook receiver: ${receiverUrl} prints each delivery below once its Service-Signature is verified.
 
 API reference: ${origin}/docs   OpenAPI: ${origin}/openapi.json   Metrics: ${origin}/metrics
 `);
