@@ -6,22 +6,16 @@
 import type { Run } from '../api/schemas/run.js';
 import type { ServiceLocationRecord } from '../db/service-locations.js';
 import type { DispatchProposal, RunEventKind } from '../domain/run.js';
-import { assembleAddress, splitAddress } from './address.js';
+import { assembleAddress, splitAddress, type AddressParts } from './address.js';
 
 /** Changes when the envelope shape or the signing scheme changes (spec/000 Versioning). */
 export const webhookApiVersion = '2026-11-01';
 
 export type ServiceLocationSource = 'run' | 'vehicle_home' | 'learned' | 'legacy';
 
-export interface ServiceLocation {
+export interface ServiceLocation extends AddressParts {
   id: string | null;
   name: string | null;
-  street_1: string | null;
-  street_2: string | null;
-  city: string | null;
-  state: string | null;
-  postal_code: string | null;
-  country: string | null;
   display_address: string | null;
   source: ServiceLocationSource | null;
 }
