@@ -51,7 +51,7 @@ export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
   runs: {
     processor: runsProcessor,
     concurrency: 2,
-    schedules: [{ job: 'runs.from-health', everyMs: minute }],
+    schedules: [{ job: 'runs.from-health', everyMs: minute }, { job: 'runs.dispatch-sweep', everyMs: minute }],
   },
   webhooks: {
     processor: webhooksProcessor,

@@ -1,8 +1,10 @@
-/** runs queue: service requests from health events, and dispatch proposals for new runs. */
+/** runs queue: service requests from health events, dispatch proposals for new runs and their catch-up sweep. */
 import type { Job } from 'bullmq';
 import { withTransaction } from '../src/db/pool.js';
-import { findRun } from '../src/db/runs.js';
-import { countOpenRunsByAssignee, listRoster, lockPendingHealthEvents, markHealthEventsConsumed } from '../src/db/runs-stage.js';
+import { lockRun } from '../src/db/runs.js';
+import {
+  claimDispatchCheck, countOpenRunsByAssignee, listRoster, listRunsAwaitingDispatch, lockPendingHealthEvents, markHealthEventsConsumed,
+} from '../src/db/runs-stage.js';
 import { findRunLocations } from '../src/db/webhooks.js';
 import { AppError } from '../src/errors.js';
 import { parseJobPayload } from '../src/queue/catalog.js';
@@ -10,18 +12,21 @@ import { proposeDispatch } from '../src/runs/dispatch-assistant.js';
 import { planHealthRequests } from '../src/runs/requests-from-health.js';
 import { operateRun } from '../src/runs/run-operations.js';
 import { submitServiceRequest } from '../src/runs/service-requests.js';
-import { afterRunChanges } from '../src/webhooks/queue.js';
+import { afterRunChanges, requestDispatch } from '../src/webhooks/queue.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 const healthEventBatch = 200;
+const dispatchGraceMs = 60_000;
 
 export function runsProcessor(deps: WorkerDeps) {
   return async (job: Job): Promise<Record<string, unknown>> => {
     if (job.name === 'runs.dispatch') {
       const { companyId, runId } = parseJobPayload('runs.dispatch', job.data);
       const proposed = await withTransaction(deps.pool, async (tx) => {
-        const run = await findRun(tx, companyId, runId);
-        if (!run || run.dispatchProposal || !['open', 'in_progress'].includes(run.status)) return false;
+        // Locked, so a proposal an operator records meanwhile is seen, not overwritten.
+        const run = await lockRun(tx, companyId, runId);
+        if (!run || !(await claimDispatchCheck(tx, runId))) return false;
+        if (run.dispatchProposal || !['open', 'in_progress'].includes(run.status)) return false;
         const roster = await listRoster(tx, companyId);
         if (roster.length === 0) return false;
         const located = (await findRunLocations(tx, runId)).find((l) => l.location.latitude !== null && l.location.longitude !== null);
@@ -39,10 +44,19 @@ export function runsProcessor(deps: WorkerDeps) {
       return { runId, proposed };
     }
 
+    if (job.name === 'runs.dispatch-sweep') {
+      parseJobPayload('runs.dispatch-sweep', job.data);
+      // A minute's grace: the request made right after the run was created is normally running.
+      const runs = await listRunsAwaitingDispatch(deps.pool, new Date(deps.now().getTime() - dispatchGraceMs), 1000);
+      await requestDispatch(deps.queues, runs);
+      return { requested: runs.length };
+    }
+
     parseJobPayload('runs.from-health', job.data);
     let consumed = 0;
-    const created: Array<{ companyId: string; runId: string }> = [];
+    let runsCreated = 0;
     for (;;) {
+      const created: Array<{ companyId: string; runId: string }> = [];
       const batch = await withTransaction(deps.pool, async (tx) => {
         const events = await lockPendingHealthEvents(tx, healthEventBatch);
         const enabled = events.filter((e) => e.requestsEnabled);
@@ -66,9 +80,11 @@ export function runsProcessor(deps: WorkerDeps) {
         return events.length;
       });
       consumed += batch;
+      runsCreated += created.length;
+      // After each commit: a later batch that fails must not hold back what this one created.
+      if (created.length > 0) await afterRunChanges(deps.queues, deps.log, created);
       if (batch < healthEventBatch) break;
     }
-    if (created.length > 0) await afterRunChanges(deps.queues, deps.log, created);
-    return { consumed, runsCreated: created.length };
+    return { consumed, runsCreated };
   };
 }

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import { withTransaction } from '../src/db/pool.js';
 import { failAbandonedDeliveries, listStalePendingDeliveries, relayWebhookEvents } from '../src/db/webhooks.js';
 import { parseJobPayload } from '../src/queue/catalog.js';
-import { coreDeliverer } from '../src/webhooks/deliver-core.js';
+import { coreDeliverer, longestJobMs } from '../src/webhooks/deliver-core.js';
 import { enqueueDeliveries } from '../src/webhooks/queue.js';
 import type { WorkerDeps } from './worker-deps.js';
 
@@ -11,6 +11,7 @@ const relayBatch = 500;
 const relayPasses = 3;
 /** A pending delivery older than this lost its enqueue (Redis down after the relay committed). */
 const pendingGraceMs = 30_000;
+const backlogGraceMs = 10 * 60_000;
 
 export function webhooksProcessor(deps: WorkerDeps) {
   const deliverCore = coreDeliverer({
@@ -49,10 +50,13 @@ export function webhooksProcessor(deps: WorkerDeps) {
       case 'webhooks.recover': {
         parseJobPayload('webhooks.recover', job.data);
         const now = deps.now().getTime();
-        const pending = await listStalePendingDeliveries(deps.pool, new Date(now - pendingGraceMs), 10_000);
+        // While jobs wait, a pending delivery is most likely queued behind them (a backlog), not
+        // lost: only a much older one is queued again, so a backlog is not piled up every minute.
+        const backlog = (await deps.queues.queue('webhooks').getWaitingCount()) > 0;
+        const pending = await listStalePendingDeliveries(deps.pool, new Date(now - (backlog ? backlogGraceMs : pendingGraceMs)), 10_000);
         await enqueueDeliveries(deps.queues, pending);
-        // Longer than any attempt can take: the worker that claimed these is gone.
-        const abandoned = await failAbandonedDeliveries(deps.pool, new Date(now - deps.config.webhookTimeoutMs - 60_000));
+        // Longer than any delivery job can take: the worker that claimed these is gone.
+        const abandoned = await failAbandonedDeliveries(deps.pool, new Date(now - longestJobMs(deps.config.webhookTimeoutMs) - 60_000));
         return { requeued: pending.length, abandoned };
       }
       default:

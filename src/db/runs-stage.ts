@@ -33,6 +33,25 @@ export async function markHealthEventsConsumed(q: Queryable, ids: readonly numbe
   await q.query(`UPDATE health_events SET consumed_at = clock_timestamp() WHERE id = ANY($1::bigint[])`, [ids]);
 }
 
+/**
+ * Records that the dispatch assistant looks at the run now, whatever it proposes. False when it
+ * already had: a repeated request (a retry, the sweep) then does nothing.
+ */
+export async function claimDispatchCheck(q: Queryable, runId: string): Promise<boolean> {
+  const result = await q.query(`UPDATE runs SET dispatch_checked_at = clock_timestamp() WHERE id = $1 AND dispatch_checked_at IS NULL`, [runId]);
+  return result.rowCount === 1;
+}
+
+/** Runs created before `before` that the dispatch assistant has not looked at (their request was lost). */
+export async function listRunsAwaitingDispatch(q: Queryable, before: Date, limit: number): Promise<Array<{ companyId: string; runId: string }>> {
+  const result = await q.query<{ companyId: string; runId: string }>(
+    `SELECT company_id AS "companyId", id AS "runId" FROM runs
+     WHERE dispatch_checked_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`,
+    [before, limit],
+  );
+  return result.rows;
+}
+
 const rosterColumns = `id, type, name, skills, latitude, longitude, capacity, active`;
 
 export async function listRoster(q: Queryable, companyId: string): Promise<RosterMember[]> {

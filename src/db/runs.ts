@@ -58,7 +58,7 @@ export async function findRun(q: Queryable, companyId: string, id: string): Prom
 /** Locks the run row for the rest of the transaction. */
 export async function lockRun(q: Queryable, companyId: string, id: string): Promise<RunRecord | null> {
   const result = await q.query<RunRecord>(
-    `SELECT ${runColumns} FROM ${runFrom} WHERE r.id = $1 AND r.company_id = $2 FOR UPDATE OF r`,
+    `SELECT ${runColumns} FROM ${runFrom} WHERE r.id = $1 AND r.company_id = $2 FOR NO KEY UPDATE OF r`,
     [id, companyId],
   );
   return result.rows[0] ?? null;
@@ -68,7 +68,7 @@ export async function lockRun(q: Queryable, companyId: string, id: string): Prom
 export async function lockOpenRunOfVehicle(q: Queryable, vehicleId: string): Promise<{ id: string; items: RunItem[] } | null> {
   const result = await q.query<{ id: string; items: RunItem[] }>(
     `SELECT id, items FROM runs WHERE vehicle_id = $1 AND status IN ('open', 'in_progress')
-     ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
+     ORDER BY created_at DESC LIMIT 1 FOR NO KEY UPDATE`,
     [vehicleId],
   );
   return result.rows[0] ?? null;

@@ -48,10 +48,14 @@ export async function findActiveVehicle(q: Queryable, companyId: string, id: str
   return result.rows[0] ?? null;
 }
 
-/** Locks the row for the rest of the transaction; writers of one vehicle serialise on it. */
+/**
+ * Locks the row for the rest of the transaction; writers of one vehicle serialise on it. NO KEY:
+ * foreign-key checks of rows that reference the vehicle (runs) are not blocked, so a run update
+ * cannot deadlock with a service request holding this lock.
+ */
 export async function lockVehicle(q: Queryable, companyId: string, id: string): Promise<VehicleRecord | null> {
   const result = await q.query<VehicleRecord>(
-    `SELECT ${vehicleColumns} FROM vehicles WHERE id = $1 AND company_id = $2 FOR UPDATE`,
+    `SELECT ${vehicleColumns} FROM vehicles WHERE id = $1 AND company_id = $2 FOR NO KEY UPDATE`,
     [id, companyId],
   );
   return result.rows[0] ?? null;

@@ -138,6 +138,13 @@ export async function recordAttempts(q: Queryable, attempts: ReadonlyArray<Attem
                                            response_excerpt, response_truncated, error_code, error_message, resolved_ip)
              SELECT delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status,
                     response_excerpt, response_truncated, error_code, error_message, resolved_ip FROM a
+             -- A recovery sweep that gave the delivery up as worker_lost was wrong: the real attempt replaces it.
+             ON CONFLICT (delivery_id, attempt_number) DO UPDATE SET
+               trigger = excluded.trigger, url = excluded.url, started_at = excluded.started_at, duration_ms = excluded.duration_ms,
+               response_status = excluded.response_status, response_excerpt = excluded.response_excerpt,
+               response_truncated = excluded.response_truncated, error_code = excluded.error_code,
+               error_message = excluded.error_message, resolved_ip = excluded.resolved_ip
+             WHERE webhook_attempts.trigger = 'recovery'
            )
            UPDATE webhook_deliveries d SET status = CASE WHEN a.succeeded THEN 'succeeded' ELSE 'failed' END, completed_at = clock_timestamp()
            FROM a WHERE d.id = a.delivery_id`,

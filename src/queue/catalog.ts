@@ -88,11 +88,17 @@ export const jobCatalog = {
     schema: empty,
     options: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, ...retention },
   }),
-  /** Asks the dispatch assistant for a proposal for a new run. */
+  /** Asks the dispatch assistant for a proposal for a new run, once per run (`dispatch_checked_at`). */
   'runs.dispatch': job({
     queue: 'runs',
     schema: Type.Object({ companyId: uuid, runId: uuid }, { additionalProperties: false }),
     options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...retention },
+  }),
+  /** Re-requests dispatch for new runs the assistant never looked at (request lost); every minute. */
+  'runs.dispatch-sweep': job({
+    queue: 'runs',
+    schema: empty,
+    options: { attempts: 1, ...retention },
   }),
   /** Turns outbox events into one delivery per subscription; after every run change and every 10 s. */
   'webhooks.relay': job({

@@ -10,6 +10,7 @@ import { claimDeliveries, recordAttempts, type AttemptRecord, type DeliveryToSen
 import type { RunEventKind } from '../domain/run.js';
 import { decryptSecret } from '../security/secrets.js';
 import { deliverOnce, type DeliveryOptions } from './http-client.js';
+import { deliveriesPerJob } from './queue.js';
 import { signCoreBody } from './sign.js';
 import { webhookEnvelopeBytes } from './webhook-run.js';
 
@@ -45,13 +46,38 @@ export function allowsPlainHttp(allowNets: readonly string[]): (url: URL) => boo
 
 const parallelPerJob = 10;
 
+/**
+ * The longest a delivery job can run: its deliveries go out `parallelPerJob` at a time, each
+ * within the deadline. Recovery waits longer than this before calling a claimed delivery abandoned.
+ */
+export function longestJobMs(timeoutMs: number): number {
+  return Math.ceil(deliveriesPerJob / parallelPerJob) * timeoutMs;
+}
+
 export function coreDeliverer(deps: CoreDeliveryDeps) {
   const allowHttp = allowsPlainHttp(deps.allowNets);
   const options: DeliveryOptions = { timeoutMs: deps.timeoutMs, allowNets: deps.allowNets, allowHttp, ...(deps.resolve ? { resolve: deps.resolve } : {}) };
 
-  async function attempt(delivery: DeliveryToSend, secret: string): Promise<AttemptRecord & { succeeded: boolean }> {
+  async function attempt(delivery: DeliveryToSend, secretOf: (sealed: Buffer) => string): Promise<AttemptRecord & { succeeded: boolean }> {
     const startedAt = deps.now();
     const record = { deliveryId: delivery.deliveryId, attemptNumber: 1, trigger: 'scheduled' as const, url: delivery.url, startedAt };
+    try {
+      return await send(delivery, secretOf, record);
+    } catch (error) {
+      // deliverOnce never throws; this is a bad stored secret or a bug. The delivery is claimed,
+      // so it is recorded as failed like any other outcome, and the job's other records still land.
+      return {
+        ...record, durationMs: 0, responseStatus: null, responseExcerpt: null, responseTruncated: false, errorCode: 'internal_error',
+        errorMessage: `the delivery could not be prepared: ${(error as Error).message}`.slice(0, 500), resolvedIp: null, succeeded: false,
+      };
+    }
+  }
+
+  async function send(
+    delivery: DeliveryToSend,
+    secretOf: (sealed: Buffer) => string,
+    record: Pick<AttemptRecord, 'deliveryId' | 'attemptNumber' | 'trigger' | 'url' | 'startedAt'>,
+  ): Promise<AttemptRecord & { succeeded: boolean }> {
     if (delivery.subscriptionDeleted) {
       return {
         ...record, durationMs: 0, responseStatus: null, responseExcerpt: null, responseTruncated: false, errorCode: 'subscription_deleted',
@@ -65,7 +91,7 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
       headers: {
         'content-type': 'application/json',
         'user-agent': 'fleet-webhooks/1.0',
-        'service-signature': signCoreBody(secret, body, Math.floor(startedAt.getTime() / 1000)),
+        'service-signature': signCoreBody(secretOf(delivery.secretCiphertext), body, Math.floor(record.startedAt.getTime() / 1000)),
       },
     }, options);
     return {
@@ -91,7 +117,7 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
     await Promise.all(Array.from({ length: Math.min(parallelPerJob, deliveries.length) }, async () => {
       while (next < deliveries.length) {
         const delivery = deliveries[next++]!;
-        attempts.push(await attempt(delivery, secretOf(delivery.secretCiphertext)));
+        attempts.push(await attempt(delivery, secretOf));
       }
     }));
     await recordAttempts(deps.pool, attempts);

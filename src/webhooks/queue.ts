@@ -34,8 +34,9 @@ export async function enqueueDeliveries(queues: Queues, deliveries: readonly Pen
 
 /**
  * After a transaction that changed runs committed: relay its outbox events now, and ask the
- * dispatch assistant about new runs. The events are durable already; if Redis is away the
- * scheduled relay picks them up, so a failure here is only logged.
+ * dispatch assistant about new runs. The events are durable already and the runs are marked
+ * unchecked for dispatch; if Redis is away the scheduled relay and the dispatch sweep pick them
+ * up, so a failure here is only logged.
  */
 export async function afterRunChanges(
   queues: Queues,
@@ -44,8 +45,17 @@ export async function afterRunChanges(
 ): Promise<void> {
   try {
     await requestRelay(queues);
-    await queues.addBulk('runs.dispatch', createdRuns.map((payload) => ({ payload })));
   } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not queue the relay or dispatch; the scheduled relay will catch up');
+    log.warn({ err: (err as Error).message }, 'could not queue the relay; the scheduled relay will catch up');
   }
+  try {
+    await requestDispatch(queues, createdRuns);
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not queue dispatch; the dispatch sweep will catch up');
+  }
+}
+
+/** Asks the dispatch assistant about each run; a repeated request for a run does nothing. */
+export async function requestDispatch(queues: Queues, runs: ReadonlyArray<{ companyId: string; runId: string }>): Promise<void> {
+  await queues.addBulk('runs.dispatch', runs.map((payload) => ({ payload })));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/pool.js';
-import { relayWebhookEvents, type PendingDelivery } from '../../src/db/webhooks.js';
+import { claimDeliveries, failAbandonedDeliveries, recordAttempts, relayWebhookEvents, type PendingDelivery } from '../../src/db/webhooks.js';
 import { coreDeliverer } from '../../src/webhooks/deliver-core.js';
 import { deliveriesPerJob, enqueueDeliveries } from '../../src/webhooks/queue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -28,8 +28,8 @@ async function openRun(companyId = acme.id) {
   return response.json().data.run.id as string;
 }
 
-async function deliveriesOf(subscriptionId: string) {
-  return (await t.api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries?limit=200`, acme.key)).json().data as Array<any>;
+async function deliveriesOf(subscriptionId: string, key = acme.key) {
+  return (await t.api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries?limit=200`, key)).json().data as Array<any>;
 }
 
 describe('SSRF guard at connect time', () => {
@@ -96,6 +96,78 @@ describe('deliveries in jobs', () => {
     ]);
     expect(await deliver(ids)).toEqual([]);
     expect(receiver.received.filter((r) => r.path === '/batch-ok')).toHaveLength(3);
+  });
+});
+
+describe('failures inside a delivery job', () => {
+  it('a delivery that cannot be prepared is recorded as failed; the rest of the job is sent and recorded', async () => {
+    const company = await t.createCompany('Broken Secret Co');
+    const good = (await t.api('POST', '/webhook-subscriptions', company.key, { url: `${receiver.url}/good-secret`, events: ['run.created'] })).json().data;
+    const bad = (await t.api('POST', '/webhook-subscriptions', company.key, { url: `${receiver.url}/bad-secret`, events: ['run.created'] })).json().data;
+    // A secret that no longer decrypts (e.g. written under another SECRETS_KEY).
+    await t.pool.query(`UPDATE webhook_subscriptions SET secret_ciphertext = '\\x00ff'::bytea WHERE id = $1`, [bad.id]);
+    await openRun(company.id);
+    const { deliveries } = await withTransaction(t.pool, (tx) => relayWebhookEvents(tx, 100));
+    const deliver = coreDeliverer({ pool: t.pool, secretsKey: t.config.secretsKey, timeoutMs: 1000, allowNets: ['127.0.0.1/32'], now: () => new Date() });
+    const outcomes = await deliver(deliveries.map((d) => d.id));
+    const outcomeOf = (subscriptionId: string) => outcomes.find((o) => o.deliveryId === deliveries.find((d) => d.subscriptionId === subscriptionId)!.id);
+    expect(outcomeOf(good.id)).toMatchObject({ succeeded: true });
+    expect(outcomeOf(bad.id)).toMatchObject({ succeeded: false });
+    expect(receiver.received.filter((r) => r.path === '/good-secret')).toHaveLength(1);
+    expect(receiver.received.filter((r) => r.path === '/bad-secret')).toHaveLength(0);
+    const [failed] = await deliveriesOf(bad.id, company.key);
+    expect(failed).toMatchObject({ status: 'failed', attempts: [{ error_code: 'internal_error', response_status: null }] });
+  });
+
+  it('a real attempt replaces a recovery sweep that wrongly gave its delivery up as worker_lost', async () => {
+    const company = await t.createCompany('Slow Job Co');
+    const subscription = (await t.api('POST', '/webhook-subscriptions', company.key, { url: `${receiver.url}/late`, events: ['run.created'] })).json().data;
+    await openRun(company.id);
+    const { deliveries } = await withTransaction(t.pool, (tx) => relayWebhookEvents(tx, 100));
+    const [delivery] = await claimDeliveries(t.pool, deliveries.map((d) => d.id));
+    // The sweep runs while the attempt is still in flight.
+    expect(await failAbandonedDeliveries(t.pool, new Date(Date.now() + 60_000))).toBe(1);
+    expect((await deliveriesOf(subscription.id, company.key))[0]).toMatchObject({ status: 'failed', attempts: [{ error_code: 'worker_lost', trigger: 'recovery' }] });
+    await recordAttempts(t.pool, [{
+      deliveryId: delivery!.deliveryId, attemptNumber: 1, trigger: 'scheduled', url: delivery!.url, startedAt: new Date(), durationMs: 12,
+      responseStatus: 204, responseExcerpt: '', responseTruncated: false, errorCode: null, errorMessage: null, resolvedIp: '127.0.0.1', succeeded: true,
+    }]);
+    expect((await deliveriesOf(subscription.id, company.key))[0]).toMatchObject({
+      status: 'succeeded', attempts: [{ attempt_number: 1, trigger: 'scheduled', response_status: 204, error_code: null }],
+    });
+  });
+});
+
+describe('dispatch requests lost with Redis', () => {
+  it('the sweep proposes for a new run whose request was lost, once, and never over an operator proposal', async () => {
+    const company = await t.createCompany('Lost Dispatch Co');
+    await t.admin('POST', `/companies/${company.id}/roster`, { type: 'technician', name: 'Mo Reyes', skills: ['oil_change'] });
+    const lost = await openRun(company.id);
+    const manual = await openRun(company.id);
+    const operatorProposal = await t.admin('POST', `/runs/${manual}/dispatch-proposal`, { assignee: { type: 'shop', id: 'shop-77', name: 'Their Own Shop' }, reason: 'operator choice' });
+    expect(operatorProposal.statusCode).toBe(200);
+    // Redis loses the queued dispatch requests; the runs are older than the sweep's grace.
+    await t.queues.queue('runs').obliterate({ force: true });
+    await t.pool.query(`UPDATE runs SET created_at = created_at - interval '2 minutes' WHERE id = ANY ($1::uuid[])`, [[lost, manual]]);
+    const proposalsOf = async (runId: string) =>
+      (await t.pool.query(`SELECT count(*)::int AS n FROM webhook_events WHERE run_id = $1 AND kind = 'run.dispatch_proposed'`, [runId])).rows[0].n;
+
+    await t.queues.add('runs.dispatch-sweep', {});
+    const workers = await t.startWorkers(['runs']);
+    await expect.poll(() => proposalsOf(lost), { timeout: 15_000 }).toBe(1);
+    const { rows } = await t.pool.query(`SELECT id, dispatch_proposal, dispatch_checked_at FROM runs WHERE id = ANY ($1::uuid[])`, [[lost, manual]]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(lost).dispatch_proposal).toMatchObject({ assignee: { type: 'technician', name: 'Mo Reyes' } });
+    expect(byId.get(manual).dispatch_proposal).toMatchObject({ assignee: { name: 'Their Own Shop' }, reason: 'operator choice' });
+    await expect.poll(async () => (await t.pool.query(`SELECT dispatch_checked_at FROM runs WHERE id = $1`, [manual])).rows[0].dispatch_checked_at, { timeout: 15_000 }).not.toBeNull();
+
+    // Another sweep and a repeated request change nothing.
+    await t.queues.add('runs.dispatch-sweep', {});
+    await t.queues.add('runs.dispatch', { companyId: company.id, runId: lost });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await proposalsOf(lost)).toBe(1);
+    expect(await proposalsOf(manual)).toBe(1);
+    await workers.close();
   });
 });
 

@@ -144,6 +144,7 @@ describe('run events', () => {
     const creations = await subscribe('/created', ['run.created']);
     const { vehicleId, runId } = await newRun();
     const folded = await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicleId, items: [{ title: 'Oil change', type: 'oil_change' }] });
+    expect(folded.statusCode, folded.body).toBe(200);
     expect(folded.json().data.folded).toBe(true);
     await t.admin('POST', `/runs/${runId}/complete`);
     const completed = await receivedAt('/completed-only', 1);
