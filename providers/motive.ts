@@ -39,7 +39,7 @@
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
-import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from './values.js';
+import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
 
 /** Statute mile in km (exact by definition); also mph → km/h. */
 const kmPerMile = 1.609344;
@@ -90,21 +90,6 @@ function idOf(value: unknown): string {
 function metricUnits(...candidates: unknown[]): boolean {
   for (const candidate of candidates) if (typeof candidate === 'boolean') return candidate;
   return false;
-}
-
-/** Rounds a converted value to 6 decimals so float noise (×1.609344) does not leak into readings. */
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
-}
-
-/**
- * A numeric field times `factor`: undefined for null/absent (skipped silently), the raw value when
- * it is not a number (so the range check records why), else the converted number.
- */
-function scaled(value: unknown, factor: number): unknown {
-  if (value === null || value === undefined) return undefined;
-  const n = finiteNumber(value);
-  return n === null ? value : round6(n * factor);
 }
 
 function present(value: unknown): unknown {

@@ -30,7 +30,7 @@
  */
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
-import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from './values.js';
+import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
 
 /** Statute mile in km (exact by definition). */
 const kmPerMile = 1.609344;
@@ -62,21 +62,6 @@ export function isSmartcarVerify(body: unknown): string | null {
   if (!isObject(value) || value.eventType !== 'VERIFY' || !isObject(value.data)) return null;
   const challenge = value.data.challenge;
   return typeof challenge === 'string' && challenge !== '' ? challenge : null;
-}
-
-/** Rounds a converted value to 6 decimals so float noise (×1.609344, ×100) does not leak into readings. */
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
-}
-
-/**
- * A numeric field times `factor`: undefined for null/absent (skipped silently), the raw value when
- * it is not a number (so the range check records why), else the converted number.
- */
-function scaled(value: unknown, factor: number): unknown {
-  if (value === null || value === undefined) return undefined;
-  const n = finiteNumber(value);
-  return n === null ? value : round6(n * factor);
 }
 
 function headerOf(headers: unknown, name: string): unknown {

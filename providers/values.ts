@@ -10,6 +10,21 @@ export function finiteNumber(value: unknown): number | null {
   return null;
 }
 
+/** Rounds a converted value to 6 decimals so float noise (×1.609344, ×100) does not leak into readings. */
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/**
+ * A numeric field times `factor`: undefined for null/absent (skipped silently), the raw value when
+ * it is not a number (so the range check records why), else the converted number.
+ */
+export function scaled(value: unknown, factor: number): unknown {
+  if (value === null || value === undefined) return undefined;
+  const n = finiteNumber(value);
+  return n === null ? value : round6(n * factor);
+}
+
 /** ISO 8601 text, or epoch seconds / milliseconds as a number or digit string. */
 export function parseTime(value: unknown): Date | null {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value;

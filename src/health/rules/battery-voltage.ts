@@ -15,7 +15,7 @@
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
-import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+import { engineGatedRule } from './engine-state.js';
 
 type BatteryMode = 'resting' | 'charging';
 type BatterySeverity = Extract<AlertSeverity, 'medium' | 'high'>;
@@ -78,12 +78,6 @@ function rearmVolts(raisedBy: readonly BatteryMode[], config: BatteryConfig): nu
 function volts(value: unknown): number | null {
   // 0 V is the "not available" placeholder of many trackers, not a reading.
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null;
-}
-
-function engineRunning(value: unknown): boolean | null {
-  if (value === 'on' || value === 'idle') return true;
-  if (value === 'off') return false;
-  return null;
 }
 
 /** One decimal as on a dashboard, two when rounding would show the threshold itself (12.19 → 12.2). */
@@ -159,41 +153,15 @@ function applyVoltage(state: BatteryState, voltage: number, atMs: number, config
   };
 }
 
-/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new mode. */
-function ordered(samples: readonly RuleSample[]): RuleSample[] {
-  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
-  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
-}
-
-function alertsOf(state: BatteryState): ActiveAlert[] {
-  if (!state.alert) return [];
-  return [{
-    key: ALERT_KEY, severity: state.alert.severity, type: ALERT_TYPE, display_name: state.alert.displayName,
-    due_date: null, due_miles_remaining: null,
-  }];
-}
-
-export const batteryVoltageRule: Rule<BatteryState> = {
+export const batteryVoltageRule = engineGatedRule<BatteryState, BatteryConfig>({
   name: 'battery_voltage',
+  signal: 'battery_voltage',
+  alertKey: ALERT_KEY,
+  alertType: ALERT_TYPE,
   initial: initialBatteryState,
-  evaluate(prev, input, config, now) {
-    const battery = config.battery;
-    let state = prev;
-    for (const sample of ordered(input.samples)) {
-      const atMs = sample.recordedAt.getTime();
-      if (!Number.isFinite(atMs)) continue;
-      if (sample.signal === 'engine_state') {
-        const running = engineRunning(sample.value);
-        if (running === null) continue;
-        // The old mode's condition held right up to the change.
-        state = applyEngineState(settle(state, atMs, battery), running, atMs);
-      } else if (sample.signal === 'battery_voltage') {
-        const voltage = volts(sample.value);
-        if (voltage === null) continue;
-        state = settle(applyVoltage(settle(state, atMs, battery), voltage, atMs, battery), atMs, battery);
-      }
-    }
-    state = settle(state, now.getTime(), battery);
-    return { state, alerts: alertsOf(state) };
-  },
-};
+  configOf: (config) => config.battery,
+  parse: volts,
+  settle,
+  applyEngine: (state, running, atMs) => applyEngineState(state, running, atMs),
+  applyValue: applyVoltage,
+});

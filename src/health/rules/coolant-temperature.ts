@@ -16,7 +16,7 @@
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
-import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+import { engineGatedRule } from './engine-state.js';
 
 type CoolantSeverity = Extract<AlertSeverity, 'high' | 'critical'>;
 
@@ -44,12 +44,6 @@ function initialCoolantState(): CoolantState {
 
 function celsius(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-function engineRunning(value: unknown): boolean | null {
-  if (value === 'on' || value === 'idle') return true;
-  if (value === 'off') return false;
-  return null;
 }
 
 function displayName(temperature: number | null): string {
@@ -91,40 +85,15 @@ function applyEngineState(state: CoolantState, running: boolean): CoolantState {
   return running ? { ...state, running } : { ...state, running, highSinceMs: null };
 }
 
-/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new state. */
-function ordered(samples: readonly RuleSample[]): RuleSample[] {
-  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
-  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
-}
-
-function alertsOf(state: CoolantState): ActiveAlert[] {
-  if (!state.alert) return [];
-  return [{
-    key: ALERT_KEY, severity: state.alert.severity, type: ALERT_TYPE, display_name: state.alert.displayName,
-    due_date: null, due_miles_remaining: null,
-  }];
-}
-
-export const coolantTemperatureRule: Rule<CoolantState> = {
+export const coolantTemperatureRule = engineGatedRule<CoolantState, CoolantConfig>({
   name: 'coolant_temperature',
+  signal: 'coolant_temp_c',
+  alertKey: ALERT_KEY,
+  alertType: ALERT_TYPE,
   initial: initialCoolantState,
-  evaluate(prev, input, config, now) {
-    const coolant = config.coolant;
-    let state = prev;
-    for (const sample of ordered(input.samples)) {
-      const atMs = sample.recordedAt.getTime();
-      if (!Number.isFinite(atMs)) continue;
-      if (sample.signal === 'engine_state') {
-        const running = engineRunning(sample.value);
-        if (running === null) continue;
-        state = applyEngineState(settle(state, atMs, coolant), running);
-      } else if (sample.signal === 'coolant_temp_c') {
-        const temperature = celsius(sample.value);
-        if (temperature === null) continue;
-        state = settle(applyTemperature(settle(state, atMs, coolant), temperature, atMs, coolant), atMs, coolant);
-      }
-    }
-    state = settle(state, now.getTime(), coolant);
-    return { state, alerts: alertsOf(state) };
-  },
-};
+  configOf: (config) => config.coolant,
+  parse: celsius,
+  settle,
+  applyEngine: (state, running) => applyEngineState(state, running),
+  applyValue: applyTemperature,
+});

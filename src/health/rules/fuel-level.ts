@@ -16,7 +16,7 @@
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
-import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+import { engineGatedRule } from './engine-state.js';
 
 type FuelSeverity = Extract<AlertSeverity, 'low' | 'medium'>;
 
@@ -43,12 +43,6 @@ function initialFuelState(): FuelState {
 
 function percent(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
-}
-
-function engineRunning(value: unknown): boolean | null {
-  if (value === 'on' || value === 'idle') return true;
-  if (value === 'off') return false;
-  return null;
 }
 
 function displayName(level: number | null): string {
@@ -86,40 +80,15 @@ function applyEngineState(state: FuelState, running: boolean, atMs: number, conf
   return { ...next, ...timers(next, atMs, config) };
 }
 
-/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new state. */
-function ordered(samples: readonly RuleSample[]): RuleSample[] {
-  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
-  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
-}
-
-function alertsOf(state: FuelState): ActiveAlert[] {
-  if (!state.alert) return [];
-  return [{
-    key: ALERT_KEY, severity: state.alert.severity, type: ALERT_TYPE, display_name: state.alert.displayName,
-    due_date: null, due_miles_remaining: null,
-  }];
-}
-
-export const fuelLevelRule: Rule<FuelState> = {
+export const fuelLevelRule = engineGatedRule<FuelState, FuelConfig>({
   name: 'fuel_level',
+  signal: 'fuel_percent',
+  alertKey: ALERT_KEY,
+  alertType: ALERT_TYPE,
   initial: initialFuelState,
-  evaluate(prev, input, config, now) {
-    const fuel = config.fuel;
-    let state = prev;
-    for (const sample of ordered(input.samples)) {
-      const atMs = sample.recordedAt.getTime();
-      if (!Number.isFinite(atMs)) continue;
-      if (sample.signal === 'engine_state') {
-        const running = engineRunning(sample.value);
-        if (running === null) continue;
-        state = applyEngineState(settle(state, atMs, fuel), running, atMs, fuel);
-      } else if (sample.signal === 'fuel_percent') {
-        const level = percent(sample.value);
-        if (level === null) continue;
-        state = settle(applyLevel(settle(state, atMs, fuel), level, atMs, fuel), atMs, fuel);
-      }
-    }
-    state = settle(state, now.getTime(), fuel);
-    return { state, alerts: alertsOf(state) };
-  },
-};
+  configOf: (config) => config.fuel,
+  parse: percent,
+  settle,
+  applyEngine: applyEngineState,
+  applyValue: applyLevel,
+});

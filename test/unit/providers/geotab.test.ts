@@ -5,15 +5,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { geotab } from '../../../providers/geotab.js';
 import { geotabClient } from '../../../providers/geotab.client.js';
 import type { NormalizeResult } from '../../../providers/types.js';
+import { ok } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-01-27T08:00:00Z');
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/geotab/${name}`, import.meta.url), 'utf8');
 const normalize = (body: unknown) => geotab.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
-
-function ok(result: NormalizeResult) {
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
 
 /** Samples as [device, signal, time, value] in output order. */
 const rows = (result: NormalizeResult) => ok(result).samples.map((s) => [s.providerVehicleId, s.signal, s.recordedAt.toISOString(), s.value]);

@@ -5,21 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { motive } from '../../../providers/motive.js';
 import { motiveClient, pullMotiveFeed, pullMotiveVehicle } from '../../../providers/motive.client.js';
 import { hmacHex } from '../../../providers/signing.js';
-import type { NormalizeResult } from '../../../providers/types.js';
+import { ok, rows } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/motive/${name}`, import.meta.url), 'utf8');
 const normalize = (body: unknown) => motive.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
-
-function ok(result: NormalizeResult) {
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
-
-/** Samples as plain rows so whole payloads can be compared exactly. */
-function rows(result: NormalizeResult) {
-  return ok(result).samples.map((s) => ({ vehicle: s.providerVehicleId, signal: s.signal, at: s.recordedAt.toISOString(), value: s.value }));
-}
 
 function push(body: string, signature?: string) {
   return { method: 'POST', headers: signature === undefined ? {} : { 'x-kt-webhook-signature': signature }, query: {}, rawBody: Buffer.from(body) };

@@ -6,15 +6,11 @@ import { samsara } from '../../../providers/samsara.js';
 import { samsaraClient } from '../../../providers/samsara.client.js';
 import { hmacHex } from '../../../providers/signing.js';
 import type { NormalizeResult } from '../../../providers/types.js';
+import { ok } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:15:00Z');
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/samsara/${name}`, import.meta.url), 'utf8');
 const normalize = (body: unknown) => samsara.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
-
-function ok(result: NormalizeResult) {
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
 
 /** Samples as [vehicle, signal, time, value] in output order. */
 const rows = (result: NormalizeResult) => ok(result).samples.map((s) => [s.providerVehicleId, s.signal, s.recordedAt.toISOString(), s.value]);

@@ -5,21 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../../providers/signing.js';
 import { isSmartcarVerify, smartcar, smartcarVerifyChallenge } from '../../../providers/smartcar.js';
 import { pullSmartcarVehicle, smartcarClient } from '../../../providers/smartcar.client.js';
-import type { NormalizeResult } from '../../../providers/types.js';
+import { ok, rows } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/smartcar/${name}`, import.meta.url), 'utf8');
 const normalize = (body: unknown) => smartcar.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
-
-function ok(result: NormalizeResult) {
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
-
-/** Samples as plain rows so whole payloads can be compared exactly. */
-function rows(result: NormalizeResult) {
-  return ok(result).samples.map((s) => ({ vehicle: s.providerVehicleId, signal: s.signal, at: s.recordedAt.toISOString(), value: s.value }));
-}
 
 function push(body: string, signature?: string) {
   return { method: 'POST', headers: signature === undefined ? {} : { 'sc-signature': signature }, query: {}, rawBody: Buffer.from(body) };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { snakeCase, traccar } from '../../../providers/traccar.js';
 import type { NormalizeResult } from '../../../providers/types.js';
+import { ok } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/traccar/${name}`, import.meta.url), 'utf8').trim();
@@ -9,10 +10,6 @@ const query = (body: string) => traccar.normalize({ contentType: null, body }, r
 const form = (body: string) => traccar.normalize({ contentType: 'application/x-www-form-urlencoded; charset=utf-8', body }, receivedAt);
 const json = (body: unknown) => traccar.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
 
-function ok(result: NormalizeResult) {
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
 const bySignal = (result: NormalizeResult) => Object.fromEntries(ok(result).samples.map((s) => [s.signal, s.value]));
 const times = (result: NormalizeResult) => [...new Set(ok(result).samples.map((s) => s.recordedAt.toISOString()))];
 

@@ -1,0 +1,72 @@
+/**
+ * What the rules that depend on the engine (battery, coolant, fuel) share: reading the normalized
+ * `engine_state`, the order samples are fed in, their single alert, and the evaluation loop.
+ */
+import type { AlertSeverity } from '../../domain/vehicle.js';
+import type { HealthConfig } from '../config.js';
+import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+
+/** `on` and `idle` run the engine, `off` stops it; anything else says nothing. */
+export function engineRunning(value: unknown): boolean | null {
+  if (value === 'on' || value === 'idle') return true;
+  if (value === 'off') return false;
+  return null;
+}
+
+/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new state. */
+export function engineStateFirst(samples: readonly RuleSample[]): RuleSample[] {
+  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
+  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
+}
+
+/** The rule's one alert while an episode is raised, else none. */
+export function episodeAlert(key: string, type: string, alert: { severity: AlertSeverity; displayName: string } | null): ActiveAlert[] {
+  if (!alert) return [];
+  return [{ key, severity: alert.severity, type, display_name: alert.displayName, due_date: null, due_miles_remaining: null }];
+}
+
+/**
+ * A rule about one numeric signal whose condition depends on the engine. The parts say how the
+ * state changes; the shared loop feeds samples in order, settles timers before and after each
+ * change (a condition held right up to it) and at `now`, and reports the episode's alert.
+ */
+export interface EngineGatedParts<S extends { alert: { severity: AlertSeverity; displayName: string } | null }, C> {
+  name: string;
+  signal: string;
+  alertKey: string;
+  alertType: string;
+  initial: () => S;
+  configOf: (config: HealthConfig) => C;
+  /** The signal's value, or null to skip the sample. */
+  parse: (value: unknown) => number | null;
+  /** Completes the timers that ran out by `atMs`. */
+  settle: (state: S, atMs: number, config: C) => S;
+  applyEngine: (state: S, running: boolean, atMs: number, config: C) => S;
+  applyValue: (state: S, value: number, atMs: number, config: C) => S;
+}
+
+export function engineGatedRule<S extends { alert: { severity: AlertSeverity; displayName: string } | null }, C>(parts: EngineGatedParts<S, C>): Rule<S> {
+  return {
+    name: parts.name,
+    initial: parts.initial,
+    evaluate(prev, input, healthConfig, now) {
+      const config = parts.configOf(healthConfig);
+      let state = prev;
+      for (const sample of engineStateFirst(input.samples)) {
+        const atMs = sample.recordedAt.getTime();
+        if (!Number.isFinite(atMs)) continue;
+        if (sample.signal === 'engine_state') {
+          const running = engineRunning(sample.value);
+          if (running === null) continue;
+          state = parts.applyEngine(parts.settle(state, atMs, config), running, atMs, config);
+        } else if (sample.signal === parts.signal) {
+          const value = parts.parse(sample.value);
+          if (value === null) continue;
+          state = parts.settle(parts.applyValue(parts.settle(state, atMs, config), value, atMs, config), atMs, config);
+        }
+      }
+      state = parts.settle(state, now.getTime(), config);
+      return { state, alerts: episodeAlert(parts.alertKey, parts.alertType, state.alert) };
+    },
+  };
+}
