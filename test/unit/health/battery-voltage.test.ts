@@ -1,34 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig, effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
-import { batteryVoltageRule, type BatteryState } from '../../../src/health/rules/battery-voltage.js';
+import { effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
+import { batteryVoltageRule } from '../../../src/health/rules/battery-voltage.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import { at, ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-const t0 = Date.parse('2026-11-22T06:00:00Z');
-const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
-const volts = (seconds: number, value: unknown): RuleSample => ({ signal: 'battery_voltage', recordedAt: at(seconds), value, source: 'generic' });
-const engine = (seconds: number, value: unknown): RuleSample => ({ signal: 'engine_state', recordedAt: at(seconds), value, source: 'generic' });
+const volts = (seconds: number, value: unknown) => sample('battery_voltage', seconds, value);
+const engine = (seconds: number, value: unknown) => sample('engine_state', seconds, value);
 
 function battery(severity: ActiveAlert['severity'], displayName: string): ActiveAlert {
   return { key: 'battery', severity, type: 'battery_voltage_low', display_name: displayName, due_date: null, due_miles_remaining: null };
 }
 
-/** Feeds batches in order, carrying the state through JSON as the worker stores it (jsonb). */
-function vehicle(config: HealthConfig = defaultHealthConfig) {
-  let state: BatteryState = batteryVoltageRule.initial();
-  return {
-    feed(samples: RuleSample[], nowSeconds: number): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
-      const result = batteryVoltageRule.evaluate(state, input, config, at(nowSeconds));
-      state = JSON.parse(JSON.stringify(result.state)) as BatteryState;
-      expect(state).toEqual(result.state);
-      return result.alerts;
-    },
-    get state() {
-      return state;
-    },
-  };
-}
+const vehicle = (config?: HealthConfig) => ruleVehicle(batteryVoltageRule, config);
 
 describe('battery voltage, engine off', () => {
   it('raises medium only once the voltage stayed below 12.2 V for the 120 s confirmation', () => {

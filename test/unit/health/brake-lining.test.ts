@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig, type HealthConfig } from '../../../src/health/config.js';
-import { brakeLiningRule, type BrakeLiningState } from '../../../src/health/rules/brake-lining.js';
-import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import type { HealthConfig } from '../../../src/health/config.js';
+import { brakeLiningRule } from '../../../src/health/rules/brake-lining.js';
+import type { ActiveAlert } from '../../../src/health/types.js';
+import { at, ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-const t0 = Date.parse('2026-11-22T06:00:00Z');
-const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
-const lining = (seconds: number, value: unknown): RuleSample => ({ signal: 'brake_lining_percent', recordedAt: at(seconds), value, source: 'generic' });
+const lining = (seconds: number, value: unknown) => sample('brake_lining_percent', seconds, value);
 const linings = (...values: unknown[]) => values.map((value, i) => lining(i * 3600, value));
 
 function brakes(severity: ActiveAlert['severity'], percent: number): ActiveAlert {
@@ -16,19 +15,7 @@ function brakes(severity: ActiveAlert['severity'], percent: number): ActiveAlert
   };
 }
 
-/** Feeds batches in order, carrying the state through JSON as the worker stores it (jsonb). */
-function vehicle(config: HealthConfig = defaultHealthConfig) {
-  let state: BrakeLiningState = brakeLiningRule.initial();
-  return {
-    feed(samples: RuleSample[], nowSeconds = 0): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
-      const result = brakeLiningRule.evaluate(state, input, config, at(nowSeconds));
-      state = JSON.parse(JSON.stringify(result.state)) as BrakeLiningState;
-      expect(state).toEqual(result.state);
-      return result.alerts;
-    },
-  };
-}
+const vehicle = (config?: HealthConfig) => ruleVehicle(brakeLiningRule, config);
 
 describe('brake lining', () => {
   it('is medium at exactly 25 % and nothing at 25.1 %', () => {

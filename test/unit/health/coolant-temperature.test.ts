@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig, type HealthConfig } from '../../../src/health/config.js';
-import { coolantTemperatureRule, type CoolantState } from '../../../src/health/rules/coolant-temperature.js';
+import type { HealthConfig } from '../../../src/health/config.js';
+import { coolantTemperatureRule } from '../../../src/health/rules/coolant-temperature.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import { ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-const t0 = Date.parse('2026-11-22T06:00:00Z');
-const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
-const temp = (seconds: number, value: unknown): RuleSample => ({ signal: 'coolant_temp_c', recordedAt: at(seconds), value, source: 'generic' });
-const engine = (seconds: number, value: unknown): RuleSample => ({ signal: 'engine_state', recordedAt: at(seconds), value, source: 'generic' });
+const temp = (seconds: number, value: unknown) => sample('coolant_temp_c', seconds, value);
+const engine = (seconds: number, value: unknown) => sample('engine_state', seconds, value);
 
 function coolant(severity: ActiveAlert['severity'], celsius: number): ActiveAlert {
   return {
@@ -16,22 +15,7 @@ function coolant(severity: ActiveAlert['severity'], celsius: number): ActiveAler
   };
 }
 
-/** Feeds batches in order, carrying the state through JSON as the worker stores it (jsonb). */
-function vehicle(config: HealthConfig = defaultHealthConfig) {
-  let state: CoolantState = coolantTemperatureRule.initial();
-  return {
-    feed(samples: RuleSample[], nowSeconds: number): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
-      const result = coolantTemperatureRule.evaluate(state, input, config, at(nowSeconds));
-      state = JSON.parse(JSON.stringify(result.state)) as CoolantState;
-      expect(state).toEqual(result.state);
-      return result.alerts;
-    },
-    get state() {
-      return state;
-    },
-  };
-}
+const vehicle = (config?: HealthConfig) => ruleVehicle(coolantTemperatureRule, config);
 
 describe('coolant temperature', () => {
   it('raises high at 105 °C held for 60 s while running, not at 59 s; 104.9 °C never raises', () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig, effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
-import { diagnosticCodesRule, type DiagnosticCodesState } from '../../../src/health/rules/diagnostic-codes.js';
+import { effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
+import { diagnosticCodesRule } from '../../../src/health/rules/diagnostic-codes.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import { at, ruleVehicle } from '../../helpers/rule-harness.js';
 
-const t0 = Date.parse('2026-11-22T06:00:00Z');
-const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
 interface Code {
   code: unknown;
@@ -23,21 +22,9 @@ function alert(key: string, type: string, severity: ActiveAlert['severity'], dis
 const checkEngine = (key: string, severity: ActiveAlert['severity'] = 'medium') => alert(key, 'check_engine_light', severity, `Check engine: ${key}`);
 const milAlert = alert('mil', 'check_engine_light', 'medium', 'Check engine light on');
 
-/** Feeds batches in order, carrying the state through JSON as the worker stores it (jsonb). */
-function vehicle(config: HealthConfig = defaultHealthConfig) {
-  let state: DiagnosticCodesState = diagnosticCodesRule.initial();
-  return {
-    feed(...samples: RuleSample[]): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
-      const result = diagnosticCodesRule.evaluate(state, input, config, at(clock));
-      state = JSON.parse(JSON.stringify(result.state)) as DiagnosticCodesState;
-      expect(state).toEqual(result.state);
-      return result.alerts;
-    },
-    get state() {
-      return state;
-    },
-  };
+function vehicle(config?: HealthConfig) {
+  const v = ruleVehicle(diagnosticCodesRule, config);
+  return { feed: (...samples: RuleSample[]) => v.feed(samples, clock), get state() { return v.state; } };
 }
 
 describe('diagnostic codes: classification', () => {

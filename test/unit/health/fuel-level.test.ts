@@ -1,34 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig, type HealthConfig } from '../../../src/health/config.js';
-import { fuelLevelRule, type FuelState } from '../../../src/health/rules/fuel-level.js';
+import type { HealthConfig } from '../../../src/health/config.js';
+import { fuelLevelRule } from '../../../src/health/rules/fuel-level.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import { ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-const t0 = Date.parse('2026-11-22T06:00:00Z');
-const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
-const fuel = (seconds: number, value: unknown): RuleSample => ({ signal: 'fuel_percent', recordedAt: at(seconds), value, source: 'generic' });
-const engine = (seconds: number, value: unknown): RuleSample => ({ signal: 'engine_state', recordedAt: at(seconds), value, source: 'generic' });
+const fuel = (seconds: number, value: unknown) => sample('fuel_percent', seconds, value);
+const engine = (seconds: number, value: unknown) => sample('engine_state', seconds, value);
 
 function low(severity: ActiveAlert['severity'], percent: number): ActiveAlert {
   return { key: 'fuel', severity, type: 'fuel_level_low', display_name: `Fuel low: ${percent}%`, due_date: null, due_miles_remaining: null };
 }
 
-/** Feeds batches in order, carrying the state through JSON as the worker stores it (jsonb). */
-function vehicle(config: HealthConfig = defaultHealthConfig) {
-  let state: FuelState = fuelLevelRule.initial();
-  return {
-    feed(samples: RuleSample[], nowSeconds: number): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
-      const result = fuelLevelRule.evaluate(state, input, config, at(nowSeconds));
-      state = JSON.parse(JSON.stringify(result.state)) as FuelState;
-      expect(state).toEqual(result.state);
-      return result.alerts;
-    },
-    get state() {
-      return state;
-    },
-  };
-}
+const vehicle = (config?: HealthConfig) => ruleVehicle(fuelLevelRule, config);
 
 describe('fuel level', () => {
   it('raises low at 15 % held for 120 s while running, not at 119 s; 15.1 % never raises', () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig, effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
-import { tirePressureRule, type TirePressureState } from '../../../src/health/rules/tire-pressure.js';
+import { effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
+import { tirePressureRule } from '../../../src/health/rules/tire-pressure.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import { at, ruleVehicle } from '../../helpers/rule-harness.js';
 
-const t0 = Date.parse('2026-11-22T06:00:00Z');
-const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
 type Tires = Partial<Record<'front_left' | 'front_right' | 'rear_left' | 'rear_right', unknown>>;
 const healthy = { front_left: 240, front_right: 240, rear_left: 240, rear_right: 240 };
@@ -21,22 +20,7 @@ function tire(key: string, severity: ActiveAlert['severity'], kpa: number, placa
   };
 }
 
-/** Feeds batches in order, carrying the state through JSON as the worker stores it (jsonb). */
-function vehicle(config: HealthConfig = defaultHealthConfig) {
-  let state: TirePressureState = tirePressureRule.initial();
-  return {
-    feed(samples: RuleSample[], nowSeconds: number): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
-      const result = tirePressureRule.evaluate(state, input, config, at(nowSeconds));
-      state = JSON.parse(JSON.stringify(result.state)) as TirePressureState;
-      expect(state).toEqual(result.state);
-      return result.alerts;
-    },
-    get state() {
-      return state;
-    },
-  };
-}
+const vehicle = (config?: HealthConfig) => ruleVehicle(tirePressureRule, config);
 
 describe('tire pressure', () => {
   it('warns low at exactly 90 % of placard (216 kPa) and not at 216.5 kPa', () => {
