@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { geotab } from '../../../providers/geotab.js';
 import { geotabClient } from '../../../providers/geotab.client.js';
 import type { NormalizeResult } from '../../../providers/types.js';
+import { startFakeProvider, type FakeProvider, type FakeRequest } from '../../helpers/fake-provider.js';
 import { ok } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-01-27T08:00:00Z');
@@ -99,32 +98,20 @@ describe('geotab normalize', () => {
 });
 
 describe('geotab client against a fake JSON-RPC server on 127.0.0.1', () => {
-  type Reply = { status: number; body: string; headers?: Record<string, string> };
-  const requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: Record<string, unknown> }> = [];
-  let replies: Reply[] = [];
-  let server: Server;
+  let api: FakeProvider;
   let baseUrl: string;
+  /** The JSON-RPC body a request carried. */
+  const sent = (request: FakeRequest) => JSON.parse(request.body || '{}') as Record<string, unknown>;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') });
-        const reply = replies.shift() ?? { status: 500, body: 'no reply queued' };
-        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-        res.end(reply.body);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    api = await startFakeProvider(() => ({ status: 500, body: 'no reply queued' }));
+    baseUrl = api.url;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await api.close();
   });
   beforeEach(() => {
-    requests.length = 0;
-    replies = [];
+    api.reset();
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -137,42 +124,42 @@ describe('geotab client against a fake JSON-RPC server on 127.0.0.1', () => {
 
   it('authenticates, then GetFeed StatusData from the start (no fromVersion); toVersion is the cursor', async () => {
     const body = fixture('getfeed-statusdata.json');
-    replies = [authenticated, { status: 200, body }];
+    api.queue(authenticated, { status: 200, body });
     const outcome = await geotabClient.pullFeed!(config(), null, fetch);
     expect(outcome).toEqual({ ok: true, page: { body, contentType: 'application/json', nextCursor: '00000000021568d8', hasMore: false } });
-    expect(requests.map((r) => [r.method, r.url, r.headers['content-type']])).toEqual([
+    expect(api.requests.map((r) => [r.method, r.url, r.headers['content-type']])).toEqual([
       ['POST', '/apiv1', 'application/json'],
       ['POST', '/apiv1', 'application/json'],
     ]);
-    expect(requests[0]!.body).toEqual(authenticateRequest);
-    expect(requests[1]!.body).toEqual({ method: 'GetFeed', params: { typeName: 'StatusData', resultsLimit: 5000, credentials } });
+    expect(sent(api.requests[0]!)).toEqual(authenticateRequest);
+    expect(sent(api.requests[1]!)).toEqual({ method: 'GetFeed', params: { typeName: 'StatusData', resultsLimit: 5000, credentials } });
   });
 
   it('continues from a cursor and reports more when the page is full', async () => {
     const record = { device: { id: 'b2A' }, diagnostic: { id: 'DiagnosticFuelLevelId' }, dateTime: '2026-01-27T06:46:00Z', data: 50 };
     const body = JSON.stringify({ result: { toVersion: '0000000002157000', data: Array.from({ length: 5000 }, () => record) } });
-    replies = [authenticated, { status: 200, body }];
+    api.queue(authenticated, { status: 200, body });
     const outcome = await geotabClient.pullFeed!({ ...config(), base_url: `${baseUrl}/` }, '00000000021568d8', fetch);
     expect(outcome).toMatchObject({ ok: true, page: { nextCursor: '0000000002157000', hasMore: true } });
-    expect(requests[1]!.url).toBe('/apiv1');
-    expect(requests[1]!.body).toEqual({ method: 'GetFeed', params: { typeName: 'StatusData', fromVersion: '00000000021568d8', resultsLimit: 5000, credentials } });
+    expect(api.requests[1]!.url).toBe('/apiv1');
+    expect(sent(api.requests[1]!)).toEqual({ method: 'GetFeed', params: { typeName: 'StatusData', fromVersion: '00000000021568d8', resultsLimit: 5000, credentials } });
   });
 
   it('reports an OverLimitException as rate limited, with Retry-After when present', async () => {
-    replies = [authenticated, { status: 200, body: fixture('error-overlimit.json'), headers: { 'retry-after': '12' } }];
+    api.queue(authenticated, { status: 200, body: fixture('error-overlimit.json'), headers: { 'retry-after': '12' } });
     expect(await geotabClient.pullFeed!(config(), '01', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 12_000 });
-    replies = [{ status: 200, body: fixture('error-overlimit.json') }];
+    api.queue({ status: 200, body: fixture('error-overlimit.json') });
     expect(await geotabClient.pullFeed!(config(), '01', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 60_000 });
-    expect(requests.map((r) => r.body.method)).toEqual(['Authenticate', 'GetFeed', 'Authenticate']);
+    expect(api.requests.map((r) => sent(r).method)).toEqual(['Authenticate', 'GetFeed', 'Authenticate']);
   });
 
   it('reports HTTP 429 with a fractional Retry-After as rate limited', async () => {
-    replies = [{ status: 429, body: '', headers: { 'retry-after': '1.5' } }];
+    api.queue({ status: 429, body: '', headers: { 'retry-after': '1.5' } });
     expect(await geotabClient.pullFeed!(config(), null, fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 1500 });
   });
 
   it('reports other JSON-RPC errors, 5xx and incomplete results as failed, without the password', async () => {
-    replies = [{ status: 200, body: fixture('error-invalid-user.json') }];
+    api.queue({ status: 200, body: fixture('error-invalid-user.json') });
     const invalid = await geotabClient.pullFeed!(config(), null, fetch);
     expect(invalid).toEqual({
       ok: false,
@@ -180,38 +167,38 @@ describe('geotab client against a fake JSON-RPC server on 127.0.0.1', () => {
       message: 'geotab Authenticate failed: JSONRPCError: Incorrect login credentials: InvalidUserException',
     });
     expect(JSON.stringify(invalid)).not.toContain('pw-secret');
-    expect(requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(1);
 
-    replies = [authenticated, { status: 502, body: 'bad gateway' }];
+    api.queue(authenticated, { status: 502, body: 'bad gateway' });
     expect(await geotabClient.pullFeed!(config(), null, fetch)).toEqual({ ok: false, kind: 'failed', message: `HTTP 502 from ${new URL(baseUrl).host}: bad gateway` });
 
-    replies = [authenticated, { status: 200, body: '{"result":{"data":[]}}' }];
+    api.queue(authenticated, { status: 200, body: '{"result":{"data":[]}}' });
     expect(await geotabClient.pullFeed!(config(), null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'geotab GetFeed result has no data and toVersion' });
 
-    replies = [{ status: 200, body: '{"result":{"path":"ThisServer"}}' }];
+    api.queue({ status: 200, body: '{"result":{"path":"ThisServer"}}' });
     expect(await geotabClient.pullFeed!(config(), null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'geotab Authenticate returned no credentials' });
 
-    const before = requests.length;
+    const before = api.requests.length;
     expect(await geotabClient.pullFeed!({ base_url: baseUrl, database: 'acme' }, null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'geotab connection needs database, username and password' });
-    expect(requests).toHaveLength(before);
+    expect(api.requests).toHaveLength(before);
   });
 
   it('pulls one vehicle with Get StatusData for the last hour, with no cursor', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-01-27T08:00:00Z'));
     const body = fixture('get-records.json');
-    replies = [authenticated, { status: 200, body }];
+    api.queue(authenticated, { status: 200, body });
     const outcome = await geotabClient.pullVehicle!(config(), 'b2A', fetch);
     expect(outcome).toEqual({ ok: true, page: { body, contentType: 'application/json', nextCursor: null, hasMore: false } });
-    expect(requests[0]!.body).toEqual(authenticateRequest);
-    expect(requests[1]!.body).toEqual({
+    expect(sent(api.requests[0]!)).toEqual(authenticateRequest);
+    expect(sent(api.requests[1]!)).toEqual({
       method: 'Get',
       params: { typeName: 'StatusData', search: { deviceSearch: { id: 'b2A' }, fromDate: '2026-01-27T07:00:00.000Z' }, credentials },
     });
   });
 
   it('fails a vehicle pull whose Get result is not a list', async () => {
-    replies = [authenticated, { status: 200, body: '{"result":{"toVersion":"01","data":[]}}' }];
+    api.queue(authenticated, { status: 200, body: '{"result":{"toVersion":"01","data":[]}}' });
     expect(await geotabClient.pullVehicle!(config(), 'b2A', fetch)).toEqual({ ok: false, kind: 'failed', message: 'geotab Get result is not a list' });
   });
 });

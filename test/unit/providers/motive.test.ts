@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { motive } from '../../../providers/motive.js';
 import { motiveClient, pullMotiveFeed, pullMotiveVehicle } from '../../../providers/motive.client.js';
 import { hmacHex } from '../../../providers/signing.js';
+import { startFakeProvider, type FakeAnswer, type FakeProvider, type FakeRequest } from '../../helpers/fake-provider.js';
 import { ok, rows } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
@@ -188,49 +187,36 @@ describe('motive adapter: verifyPush', () => {
   });
 });
 
-interface Seen {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: IncomingMessage['headers'];
+/** A fake Motive API on 127.0.0.1 that answers every request with `answer` and logs it. */
+async function fakeMotive(answer: (request: FakeRequest) => FakeAnswer) {
+  const api = await startFakeProvider(answer);
+  apis.push(api);
+  return api;
 }
 
-/** A fake Motive API on 127.0.0.1 that records each request. */
-async function fakeMotive(handler: (seen: Seen, res: ServerResponse) => void) {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const request = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers };
-    seen.push(request);
-    req.resume();
-    req.on('end', () => handler(request, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
-
-const servers: Array<ReturnType<typeof createServer>> = [];
+const apis: FakeProvider[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(apis.splice(0).map((api) => api.close()));
 });
 
-function json(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(body);
+function json(status: number, body: string, headers: Record<string, string> = {}): FakeAnswer {
+  return { status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } };
 }
+
+/** A logged request's query as a plain object. */
+const query = (request: FakeRequest | undefined) => (request === undefined ? undefined : Object.fromEntries(request.query));
 
 describe('motive client', () => {
   it('pages /v1/vehicle_locations with X-Api-Key, then starts over after the last page', async () => {
     const pages: Record<string, string> = { '1': fixture('vehicle_locations.mixed.json'), '2': fixture('vehicle_locations.page2.json') };
-    const api = await fakeMotive((seen, res) => json(res, 200, pages[seen.query.page_no ?? ''] ?? '{}'));
-    const config = { base_url: `${api.baseUrl}/`, api_token: 'motive-key' };
+    const api = await fakeMotive((request) => json(200, pages[query(request)?.page_no ?? ''] ?? '{}'));
+    const config = { base_url: `${api.url}/`, api_token: 'motive-key' };
 
     const first = await motiveClient.pullFeed!(config, null, fetch);
     expect(first).toEqual({ ok: true, page: { body: pages['1'], contentType: 'application/json; charset=utf-8', nextCursor: '2', hasMore: true } });
     const second = await motiveClient.pullFeed!(config, '2', fetch);
     expect(second).toEqual({ ok: true, page: { body: pages['2'], contentType: 'application/json; charset=utf-8', nextCursor: null, hasMore: false } });
-    expect(api.seen.map((s) => [s.method, s.path, s.query, s.headers['x-api-key']])).toEqual([
+    expect(api.requests.map((r) => [r.method, r.path, query(r), r.headers['x-api-key']])).toEqual([
       ['GET', '/v1/vehicle_locations', { per_page: '100', page_no: '1' }, 'motive-key'],
       ['GET', '/v1/vehicle_locations', { per_page: '100', page_no: '2' }, 'motive-key'],
     ]);
@@ -245,38 +231,38 @@ describe('motive client', () => {
   });
 
   it('advances from the requested page even when the response echoes another page_no, honouring a capped per_page', async () => {
-    const api = await fakeMotive((_seen, res) => json(res, 200, '{"vehicles":[],"pagination":{"per_page":25,"page_no":1,"total":80}}'));
-    const config = { base_url: api.baseUrl, api_token: 'k' };
+    const api = await fakeMotive(() => json(200, '{"vehicles":[],"pagination":{"per_page":25,"page_no":1,"total":80}}'));
+    const config = { base_url: api.url, api_token: 'k' };
     // 3 × 25 < 80: page 4 is next; 4 × 25 ≥ 80: the last page.
     expect(await pullMotiveFeed(config, '3', fetch)).toMatchObject({ ok: true, page: { nextCursor: '4', hasMore: true } });
     expect(await pullMotiveFeed(config, '4', fetch)).toMatchObject({ ok: true, page: { nextCursor: null, hasMore: false } });
   });
 
   it('treats a page without pagination as the last, and a garbled cursor as page 1', async () => {
-    const api = await fakeMotive((_seen, res) => json(res, 200, '{"vehicles":[]}'));
-    const outcome = await pullMotiveFeed({ base_url: api.baseUrl, api_token: 'k' }, 'abc', fetch);
+    const api = await fakeMotive(() => json(200, '{"vehicles":[]}'));
+    const outcome = await pullMotiveFeed({ base_url: api.url, api_token: 'k' }, 'abc', fetch);
     expect(outcome).toEqual({ ok: true, page: { body: '{"vehicles":[]}', contentType: 'application/json; charset=utf-8', nextCursor: null, hasMore: false } });
-    expect(api.seen[0]?.query).toEqual({ per_page: '100', page_no: '1' });
+    expect(query(api.requests[0])).toEqual({ per_page: '100', page_no: '1' });
   });
 
   it('reports 429 with Retry-After as rate_limited, 5xx and non-JSON bodies as failed', async () => {
-    let reply: (res: ServerResponse) => void = (res) => json(res, 429, '{"error":"slow down"}', { 'retry-after': '7' });
-    const api = await fakeMotive((_seen, res) => reply(res));
-    const config = { base_url: api.baseUrl, api_token: 'k' };
+    let reply = json(429, '{"error":"slow down"}', { 'retry-after': '7' });
+    const api = await fakeMotive(() => reply);
+    const config = { base_url: api.url, api_token: 'k' };
     expect(await pullMotiveFeed(config, '3', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 7000 });
-    reply = (res) => json(res, 503, 'upstream down');
-    expect(await pullMotiveFeed(config, null, fetch)).toEqual({ ok: false, kind: 'failed', message: `HTTP 503 from ${new URL(api.baseUrl).host}: upstream down` });
-    expect(await pullMotiveVehicle(config, '41225', fetch)).toEqual({ ok: false, kind: 'failed', message: `HTTP 503 from ${new URL(api.baseUrl).host}: upstream down` });
-    reply = (res) => json(res, 200, '<html>');
+    reply = json(503, 'upstream down');
+    expect(await pullMotiveFeed(config, null, fetch)).toEqual({ ok: false, kind: 'failed', message: `HTTP 503 from ${new URL(api.url).host}: upstream down` });
+    expect(await pullMotiveVehicle(config, '41225', fetch)).toEqual({ ok: false, kind: 'failed', message: `HTTP 503 from ${new URL(api.url).host}: upstream down` });
+    reply = json(200, '<html>');
     expect(await pullMotiveFeed(config, null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'motive /v1/vehicle_locations returned a body that is not a JSON object' });
     expect(await pullMotiveFeed({ api_token: 'k' }, null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'motive connection needs base_url and api_token' });
   });
 
   it('pulls one vehicle from /v3/vehicle_locations/<id> for yesterday..today and wraps the response with the id', async () => {
     const v3 = fixture('v3_vehicle_locations.json');
-    const api = await fakeMotive((_seen, res) => json(res, 200, v3));
-    const outcome = await pullMotiveVehicle({ base_url: api.baseUrl, api_token: 'motive-key' }, '41225', fetch, new Date('2026-05-04T00:30:00Z'));
-    expect(api.seen.map((s) => [s.method, s.path, s.query, s.headers['x-api-key']])).toEqual([
+    const api = await fakeMotive(() => json(200, v3));
+    const outcome = await pullMotiveVehicle({ base_url: api.url, api_token: 'motive-key' }, '41225', fetch, new Date('2026-05-04T00:30:00Z'));
+    expect(api.requests.map((r) => [r.method, r.path, query(r), r.headers['x-api-key']])).toEqual([
       ['GET', '/v3/vehicle_locations/41225', { start_date: '2026-05-03', end_date: '2026-05-04' }, 'motive-key'],
     ]);
     if (!outcome.ok) throw new Error('pull failed');
@@ -289,10 +275,10 @@ describe('motive client', () => {
     expect(samples[0]).toEqual({ vehicle: '41225', signal: 'odometer_km', at: '2026-05-04T10:00:00.000Z', value: 663524.48448 });
 
     // Through the PullClient interface the range comes from the clock.
-    await motiveClient.pullVehicle!({ base_url: api.baseUrl, api_token: 'motive-key' }, 'a/b', fetch);
+    await motiveClient.pullVehicle!({ base_url: api.url, api_token: 'motive-key' }, 'a/b', fetch);
     const today = new Date().toISOString().slice(0, 10);
-    expect(api.seen[1]?.path).toBe('/v3/vehicle_locations/a%2Fb');
-    expect(api.seen[1]?.query.end_date).toBe(today);
-    expect(api.seen[1]?.query.start_date).toBe(new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
+    expect(api.requests[1]?.path).toBe('/v3/vehicle_locations/a%2Fb');
+    expect(query(api.requests[1])?.end_date).toBe(today);
+    expect(query(api.requests[1])?.start_date).toBe(new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10));
   });
 });

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { samsara } from '../../../providers/samsara.js';
 import { samsaraClient } from '../../../providers/samsara.client.js';
 import { hmacHex } from '../../../providers/signing.js';
 import type { NormalizeResult } from '../../../providers/types.js';
+import { startFakeProvider, type FakeProvider } from '../../helpers/fake-provider.js';
 import { ok } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:15:00Z');
@@ -220,28 +219,18 @@ describe('samsara verifyPush', () => {
 });
 
 describe('samsara client against a fake API on 127.0.0.1', () => {
-  type Reply = { status: number; body: string; headers?: Record<string, string> };
-  const requests: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }> = [];
-  let replies: Reply[] = [];
-  let server: Server;
+  let api: FakeProvider;
   let baseUrl: string;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
-      const reply = replies.shift() ?? { status: 500, body: 'no reply queued' };
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(reply.body);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    api = await startFakeProvider(() => ({ status: 500, body: 'no reply queued' }));
+    baseUrl = api.url;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await api.close();
   });
   beforeEach(() => {
-    requests.length = 0;
-    replies = [];
+    api.reset();
   });
 
   const config = () => ({ base_url: baseUrl, api_token: 'samsara-token' });
@@ -249,57 +238,57 @@ describe('samsara client against a fake API on 127.0.0.1', () => {
 
   it('pulls the feed from the start: 3 types, bearer token, endCursor and hasNextPage', async () => {
     const body = fixture('feed-mixed.json');
-    replies = [{ status: 200, body }];
+    api.queue({ status: 200, body });
     const outcome = await samsaraClient.pullFeed!(config(), null, fetch);
     expect(outcome).toEqual({ ok: true, page: { body, contentType: 'application/json', nextCursor: 'b3BxcnN0', hasMore: true } });
-    expect(requests).toHaveLength(1);
-    expect(requests[0]!.method).toBe('GET');
-    expect(requests[0]!.url).toBe(`/fleet/vehicles/stats/feed?types=${types}`);
-    expect(requests[0]!.headers.authorization).toBe('Bearer samsara-token');
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.method).toBe('GET');
+    expect(api.requests[0]!.url).toBe(`/fleet/vehicles/stats/feed?types=${types}`);
+    expect(api.requests[0]!.headers.authorization).toBe('Bearer samsara-token');
   });
 
   it('continues after a cursor (encoded) and reports the last page', async () => {
     const body = fixture('feed.json');
-    replies = [{ status: 200, body }];
+    api.queue({ status: 200, body });
     const outcome = await samsaraClient.pullFeed!({ ...config(), base_url: `${baseUrl}/` }, 'aGlq/+=', fetch);
     expect(outcome).toEqual({ ok: true, page: { body, contentType: 'application/json', nextCursor: 'aGlqa2xtbm9w', hasMore: false } });
-    expect(requests[0]!.url).toBe(`/fleet/vehicles/stats/feed?types=${types}&after=aGlq%2F%2B%3D`);
-    const query = new URL(requests[0]!.url, baseUrl).searchParams;
+    expect(api.requests[0]!.url).toBe(`/fleet/vehicles/stats/feed?types=${types}&after=aGlq%2F%2B%3D`);
+    const query = new URL(api.requests[0]!.url, baseUrl).searchParams;
     expect(query.get('after')).toBe('aGlq/+=');
     expect(query.get('types')!.split(',')).toHaveLength(3);
   });
 
   it('keeps the cursor it was given when a page has no endCursor', async () => {
-    replies = [{ status: 200, body: '{"data":[],"pagination":{"endCursor":"","hasNextPage":false}}' }];
+    api.queue({ status: 200, body: '{"data":[],"pagination":{"endCursor":"","hasNextPage":false}}' });
     const outcome = await samsaraClient.pullFeed!(config(), 'c1', fetch);
     expect(outcome).toMatchObject({ ok: true, page: { nextCursor: 'c1', hasMore: false } });
   });
 
   it('reports 429 with a fractional Retry-After as rate limited', async () => {
-    replies = [{ status: 429, body: '{"message":"rate limited"}', headers: { 'retry-after': '0.25' } }];
+    api.queue({ status: 429, body: '{"message":"rate limited"}', headers: { 'retry-after': '0.25' } });
     expect(await samsaraClient.pullFeed!(config(), 'c1', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 250 });
-    replies = [{ status: 429, body: '{}' }];
+    api.queue({ status: 429, body: '{}' });
     expect(await samsaraClient.pullFeed!(config(), 'c1', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 60_000 });
   });
 
   it('reports 5xx, a non-JSON body and a missing token as failed', async () => {
-    replies = [{ status: 503, body: 'upstream down' }];
+    api.queue({ status: 503, body: 'upstream down' });
     const down = await samsaraClient.pullFeed!(config(), null, fetch);
     expect(down).toEqual({ ok: false, kind: 'failed', message: `HTTP 503 from ${new URL(baseUrl).host}: upstream down` });
-    replies = [{ status: 200, body: '<html>' }];
+    api.queue({ status: 200, body: '<html>' });
     expect(await samsaraClient.pullFeed!(config(), null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'samsara response is not {"data": [...]}' });
-    expect(requests).toHaveLength(2);
+    expect(api.requests).toHaveLength(2);
     expect(await samsaraClient.pullFeed!({ base_url: baseUrl }, null, fetch)).toEqual({ ok: false, kind: 'failed', message: 'samsara connection has no api_token' });
-    expect(requests).toHaveLength(2);
+    expect(api.requests).toHaveLength(2);
   });
 
   it('pulls one vehicle from the snapshot endpoint, with no feed cursor', async () => {
     const body = fixture('snapshot.json');
-    replies = [{ status: 200, body }];
+    api.queue({ status: 200, body });
     const outcome = await samsaraClient.pullVehicle!(config(), truck, fetch);
     expect(outcome).toEqual({ ok: true, page: { body, contentType: 'application/json', nextCursor: null, hasMore: false } });
-    expect(requests[0]!.url).toBe(`/fleet/vehicles/stats?types=${types}&vehicleIds=${truck}`);
-    expect(requests[0]!.headers.authorization).toBe('Bearer samsara-token');
+    expect(api.requests[0]!.url).toBe(`/fleet/vehicles/stats?types=${types}&vehicleIds=${truck}`);
+    expect(api.requests[0]!.headers.authorization).toBe('Bearer samsara-token');
     expect(rows(normalize(body))[0]).toEqual([truck, 'odometer_km', '2026-05-04T14:02:11.000Z', 184023.117]);
   });
 });

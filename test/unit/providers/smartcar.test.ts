@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../../providers/signing.js';
 import { isSmartcarVerify, smartcar, smartcarVerifyChallenge } from '../../../providers/smartcar.js';
 import { pullSmartcarVehicle, smartcarClient } from '../../../providers/smartcar.client.js';
+import { startFakeProvider, type FakeAnswer, type FakeProvider } from '../../helpers/fake-provider.js';
 import { ok, rows } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
@@ -182,38 +181,20 @@ describe('smartcar adapter: signatures and VERIFY', () => {
   });
 });
 
-interface Seen {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-const servers: Array<ReturnType<typeof createServer>> = [];
+const apis: FakeProvider[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(apis.splice(0).map((api) => api.close()));
 });
 
-/** A fake Smartcar API on 127.0.0.1 that records each request with its body. */
-async function fakeSmartcar(handler: (seen: Seen, res: ServerResponse) => void) {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = { method: req.method ?? '', path: new URL(req.url ?? '/', 'http://127.0.0.1').pathname, headers: req.headers, body: Buffer.concat(chunks).toString() };
-      seen.push(request);
-      handler(request, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+/** A fake Smartcar API on 127.0.0.1 that answers every request with `answer` and logs it with its body. */
+async function fakeSmartcar(answer: () => FakeAnswer) {
+  const api = await startFakeProvider(answer);
+  apis.push(api);
+  return api;
 }
 
-function json(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(body);
+function json(status: number, body: string, headers: Record<string, string> = {}): FakeAnswer {
+  return { status, body, headers: { 'content-type': 'application/json', ...headers } };
 }
 
 describe('smartcar client', () => {
@@ -223,11 +204,11 @@ describe('smartcar client', () => {
 
   it('POSTs one metric batch with the bearer token and stores the wrapper the adapter reads', async () => {
     const batch = fixture('batch.metric.json');
-    const api = await fakeSmartcar((_seen, res) => json(res, 200, batch, { 'sc-request-id': 'r1' }));
-    const outcome = await smartcarClient.pullVehicle!({ base_url: `${api.baseUrl}/`, api_token: 'sc-access-token' }, metricVehicle, fetch);
+    const api = await fakeSmartcar(() => json(200, batch, { 'sc-request-id': 'r1' }));
+    const outcome = await smartcarClient.pullVehicle!({ base_url: `${api.url}/`, api_token: 'sc-access-token' }, metricVehicle, fetch);
 
-    expect(api.seen).toHaveLength(1);
-    const request = api.seen[0]!;
+    expect(api.requests).toHaveLength(1);
+    const request = api.requests[0]!;
     expect([request.method, request.path]).toEqual(['POST', `/v2.0/vehicles/${metricVehicle}/batch`]);
     expect(request.headers.authorization).toBe('Bearer sc-access-token');
     expect(request.headers['sc-unit-system']).toBe('metric');
@@ -254,18 +235,17 @@ describe('smartcar client', () => {
   });
 
   it('reports 429 with Retry-After as rate_limited, 5xx and non-JSON bodies as failed', async () => {
-    let reply: (res: ServerResponse) => void = (res) =>
-      json(res, 429, '{"type":"RATE_LIMIT","code":"VEHICLE","description":"too many requests for this vehicle"}', { 'retry-after': '2.5' });
-    const api = await fakeSmartcar((_seen, res) => reply(res));
-    const config = { base_url: api.baseUrl, api_token: 't' };
+    let reply = json(429, '{"type":"RATE_LIMIT","code":"VEHICLE","description":"too many requests for this vehicle"}', { 'retry-after': '2.5' });
+    const api = await fakeSmartcar(() => reply);
+    const config = { base_url: api.url, api_token: 't' };
     expect(await pullSmartcarVehicle(config, 'v1', fetch)).toEqual({ ok: false, kind: 'rate_limited', retryAfterMs: 2500 });
-    reply = (res) => json(res, 502, '{"type":"UPSTREAM","code":"UNKNOWN_ISSUE"}');
+    reply = json(502, '{"type":"UPSTREAM","code":"UNKNOWN_ISSUE"}');
     expect(await pullSmartcarVehicle(config, 'v1', fetch)).toEqual({
-      ok: false, kind: 'failed', message: `HTTP 502 from ${new URL(api.baseUrl).host}: {"type":"UPSTREAM","code":"UNKNOWN_ISSUE"}`,
+      ok: false, kind: 'failed', message: `HTTP 502 from ${new URL(api.url).host}: {"type":"UPSTREAM","code":"UNKNOWN_ISSUE"}`,
     });
-    reply = (res) => json(res, 200, 'not json');
+    reply = json(200, 'not json');
     expect(await pullSmartcarVehicle(config, 'v1', fetch)).toEqual({ ok: false, kind: 'failed', message: 'smartcar batch returned a body that is not JSON' });
-    expect(await pullSmartcarVehicle({ base_url: api.baseUrl }, 'v1', fetch)).toEqual({ ok: false, kind: 'failed', message: 'smartcar connection needs base_url and api_token' });
-    expect(api.seen).toHaveLength(3);
+    expect(await pullSmartcarVehicle({ base_url: api.url }, 'v1', fetch)).toEqual({ ok: false, kind: 'failed', message: 'smartcar connection needs base_url and api_token' });
+    expect(api.requests).toHaveLength(3);
   });
 });
