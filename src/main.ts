@@ -4,7 +4,8 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
-import { closeOnSignals, prepareDatabase, startService, type ServiceMode } from './service.js';
+import { prepareDatabase } from './db/migrate.js';
+import { closeOnSignals, startService, type ServiceMode } from './service.js';
 
 const [command = 'start', ...args] = process.argv.slice(2);
 if (!['start', 'api', 'worker', 'migrate'].includes(command)) {
@@ -17,7 +18,7 @@ try {
   const log = createLogger(config.logLevel);
   if (config.secretsKeyGenerated) log.warn('SECRETS_KEY is not set: using the development key in .data/secrets.key');
   if (command === 'migrate') {
-    await prepareDatabase(config, log);
+    await prepareDatabase(config.databaseUrl, log);
     process.exit(0);
   }
   closeOnSignals(await startService(config, log, command as ServiceMode, args), log);

@@ -10,9 +10,8 @@ import { buildApp } from './api/app.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { opsRoutes } from './api/routes/ops.js';
 import { ConfigError, type Config } from './config.js';
-import { ensureDatabase, migrate, readMigrations } from './db/migrate.js';
+import { prepareDatabase, readMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
-import { ensureReadingPartitions } from './db/readings.js';
 import type { Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { queueNames, type QueueName } from './queue/catalog.js';
@@ -23,20 +22,8 @@ import { startWorkers } from '../workers/index.js';
 export type ServiceMode = 'start' | 'api' | 'worker';
 export type Closer = () => Promise<unknown>;
 
-/** Creates the database when missing and applies migrations (advisory-locked, so replicas may race). */
-export async function prepareDatabase(config: Config, log: Logger): Promise<void> {
-  if (await ensureDatabase(config.databaseUrl)) log.info('database created');
-  const pool = createPool(config.databaseUrl, 1, log);
-  try {
-    await migrate(pool, log);
-    await ensureReadingPartitions(pool, new Date());
-  } finally {
-    await pool.end();
-  }
-}
-
 export async function startService(config: Config, log: Logger, mode: ServiceMode, queueArgs: string[] = []): Promise<Closer[]> {
-  await prepareDatabase(config, log);
+  await prepareDatabase(config.databaseUrl, log);
   const closers: Closer[] = [];
   const pool = createPool(config.databaseUrl, config.databasePoolSize, log);
   const redis = createRedis(config.redisUrl, 'client', log);

@@ -72,7 +72,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
-    if (reply.statusCode >= 500) request.log.warn({ url: request.url, statusCode: reply.statusCode }, 'server error');
   });
 
   await app.register(swagger, {

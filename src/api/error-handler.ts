@@ -1,9 +1,9 @@
 /**
  * Every failure leaves as the error envelope with a code from DESIGN §4; a 5xx never carries the
- * cause (it is logged with the request id instead).
+ * cause (it is logged here, once, with the request id; never the URL, which may hold a device token).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorStatus, type ErrorCode } from '../errors.js';
+import { AppError, errorStatus, invalidRequest, type ErrorCode } from '../errors.js';
 import { meta, type ErrorEnvelope } from './schemas/common.js';
 import { fieldErrors } from './validation.js';
 
@@ -14,12 +14,8 @@ export function errorEnvelope(code: ErrorCode, message: string, details: Record<
 function classify(error: FastifyError | AppError): { code: ErrorCode; message: string; details: Record<string, unknown> | null } {
   if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
   if (error.validation) {
-    const errors = fieldErrors(error.validation as never, error.validationContext);
-    return {
-      code: 'INVALID_REQUEST',
-      message: errors.map((e) => `${e.field}: ${e.message}`).join('; '),
-      details: { errors },
-    };
+    const invalid = invalidRequest(fieldErrors(error.validation as never, error.validationContext));
+    return { code: invalid.code, message: invalid.message, details: invalid.details };
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return { code: 'PAYLOAD_TOO_LARGE', message: 'request body is too large', details: null };

@@ -17,7 +17,7 @@ const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
  * RFC 3339 date-time that JavaScript can also represent: ajv-formats accepts a leap second
  * (23:59:60), which `new Date()` cannot hold, and that would surface as a 500 later.
  */
-export function isDateTime(value: string): boolean {
+function isDateTime(value: string): boolean {
   return rfc3339.test(value) && Number.isFinite(Date.parse(value));
 }
 

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { loadCliConfig, ConfigError, type CliConfig } from '../config.js';
 import { adapters, isProviderId } from '../../providers/index.js';
-import { ensureDatabase, migrate } from '../db/migrate.js';
+import { prepareDatabase } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { replayInbox, type ReplayProgress } from '../ingest/replay.js';
 import { createLogger } from '../log.js';
@@ -116,15 +116,8 @@ async function main(argv: string[], io: CliIo): Promise<void> {
 
   switch (command) {
     case 'migrate': {
-      const log = createLogger(values.json ? 'silent' : 'info', 'fleetctl');
-      await ensureDatabase(config.databaseUrl);
-      const pool = createPool(config.databaseUrl, 1, log);
-      try {
-        const applied = await migrate(pool, log);
-        out.print({ applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'));
-      } finally {
-        await pool.end();
-      }
+      const applied = await prepareDatabase(config.databaseUrl, createLogger(values.json ? 'silent' : 'info', 'fleetctl'));
+      out.print({ applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'));
       return;
     }
     case 'company create': {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { migrationsDir } from '../paths.js';
 import type { Logger } from '../log.js';
-import type { Pool } from './pool.js';
+import { createPool, type Pool } from './pool.js';
+import { ensureReadingPartitions } from './readings.js';
 
 export interface Migration {
   id: string;
@@ -89,4 +90,20 @@ export async function pendingMigrations(pool: Pool, migrationIds: readonly strin
   const result = await pool.query<{ id: string }>('SELECT id FROM schema_migrations');
   const done = new Set(result.rows.map((r) => r.id));
   return migrationIds.filter((id) => !done.has(id));
+}
+
+/**
+ * Creates the database when missing, applies migrations (advisory-locked, so replicas may race)
+ * and the coming readings partitions. Returns the migrations it applied.
+ */
+export async function prepareDatabase(databaseUrl: string, log: Logger): Promise<string[]> {
+  if (await ensureDatabase(databaseUrl)) log.info('database created');
+  const pool = createPool(databaseUrl, 1, log);
+  try {
+    const applied = await migrate(pool, log);
+    await ensureReadingPartitions(pool, new Date());
+    return applied;
+  } finally {
+    await pool.end();
+  }
 }

@@ -18,23 +18,19 @@ export interface ServiceLocationRecord extends ServiceLocationInput {
   companyId: string;
 }
 
-const locationColumns = `id, company_id AS "companyId", name, street_1 AS "street1", street_2 AS "street2", city, state,
-  postal_code AS "postalCode", country, display_address AS "displayAddress", latitude, longitude`;
+/** The columns of a ServiceLocationRecord, of the table aliased `alias` when given. */
+export function serviceLocationColumns(alias = ''): string {
+  const c = alias ? `${alias}.` : '';
+  return `${c}id, ${c}company_id AS "companyId", ${c}name, ${c}street_1 AS "street1", ${c}street_2 AS "street2", ${c}city, ${c}state,
+    ${c}postal_code AS "postalCode", ${c}country, ${c}display_address AS "displayAddress", ${c}latitude, ${c}longitude`;
+}
 
 export async function insertServiceLocation(q: Queryable, companyId: string, l: ServiceLocationInput): Promise<ServiceLocationRecord> {
   const result = await q.query<ServiceLocationRecord>(
     `INSERT INTO service_locations (company_id, name, street_1, street_2, city, state, postal_code, country,
                                     display_address, latitude, longitude)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${locationColumns}`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${serviceLocationColumns()}`,
     [companyId, l.name, l.street1, l.street2, l.city, l.state, l.postalCode, l.country, l.displayAddress, l.latitude, l.longitude],
   );
   return result.rows[0]!;
-}
-
-export async function findServiceLocation(q: Queryable, companyId: string, id: string): Promise<ServiceLocationRecord | null> {
-  const result = await q.query<ServiceLocationRecord>(
-    `SELECT ${locationColumns} FROM service_locations WHERE id = $1 AND company_id = $2`,
-    [id, companyId],
-  );
-  return result.rows[0] ?? null;
 }

@@ -1,9 +1,8 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
-import type { ServiceLocationRecord } from './service-locations.js';
+import { serviceLocationColumns, type ServiceLocationRecord } from './service-locations.js';
 import type { Queryable } from './pool.js';
 
-const locationColumns = `l.id, l.company_id AS "companyId", l.name, l.street_1 AS "street1", l.street_2 AS "street2", l.city, l.state,
-  l.postal_code AS "postalCode", l.country, l.display_address AS "displayAddress", l.latitude, l.longitude`;
+const locationColumns = serviceLocationColumns('l');
 
 /**
  * The candidate service locations of a run, in the spec's order: stamped on the run, the
@@ -255,7 +254,7 @@ export interface DeliveryRecord {
   }>;
 }
 
-export async function listDeliveries(q: Queryable, subscriptionId: string, limit: number, offset: number): Promise<DeliveryRecord[]> {
+export async function listDeliveries(q: Queryable, companyId: string, subscriptionId: string, limit: number, offset: number): Promise<DeliveryRecord[]> {
   const result = await q.query<DeliveryRecord>(
     `SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt", d.completed_at AS "completedAt",
             coalesce((SELECT json_agg(json_build_object(
@@ -264,14 +263,17 @@ export async function listDeliveries(q: Queryable, subscriptionId: string, limit
                 'error_code', a.error_code, 'error_message', a.error_message) ORDER BY a.attempt_number)
               FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
      FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-     WHERE d.subscription_id = $1
-     ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`,
-    [subscriptionId, limit, offset],
+     WHERE d.subscription_id = $1 AND d.company_id = $2
+     ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+    [subscriptionId, companyId, limit, offset],
   );
   return result.rows;
 }
 
-export async function countDeliveries(q: Queryable, subscriptionId: string): Promise<number> {
-  const result = await q.query<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = $1`, [subscriptionId]);
+export async function countDeliveries(q: Queryable, companyId: string, subscriptionId: string): Promise<number> {
+  const result = await q.query<{ n: number }>(
+    `SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = $1 AND company_id = $2`,
+    [subscriptionId, companyId],
+  );
   return result.rows[0]!.n;
 }

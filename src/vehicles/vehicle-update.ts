@@ -49,7 +49,7 @@ export async function updateVehicleByIntegrator(
   const patch: VehicleAttributePatch = {};
   if (update.name !== undefined) patch.name = update.name;
   if (update.licensePlate !== undefined) patch.licensePlate = update.licensePlate;
-  if (Object.keys(patch).length > 0) await updateVehicleAttributes(tx, companyId, vehicleId, patch);
-
+  // The attribute update returns the row as it now is (odometer included); without one, read it.
+  if (Object.keys(patch).length > 0) return (await updateVehicleAttributes(tx, companyId, vehicleId, patch))!;
   return (await findVehicle(tx, companyId, vehicleId))!;
 }

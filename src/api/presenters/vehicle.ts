@@ -3,7 +3,7 @@ import { kmToMiles, round2 } from '../../domain/units.js';
 import type { Vehicle } from '../schemas/vehicle.js';
 
 /** Stored signals with the odometer given in both units, as the spec shows it. */
-export function presentSignals(signals: Record<string, unknown>): Record<string, unknown> {
+function presentSignals(signals: Record<string, unknown>): Record<string, unknown> {
   const odometer = signals.odometer as OdometerSignal | undefined;
   if (!odometer) return signals;
   return {

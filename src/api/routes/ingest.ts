@@ -47,8 +47,8 @@ function looksLikeJson(contentType: string | null, body: string): boolean {
   return contentType?.includes('json') === true || /^\s*[[{]/.test(body);
 }
 
-/** The "unparseable" check of a push: JSON must parse; an OsmAnd form or query must name its device. */
-function parsePush(provider: string, contentType: string | null, body: string): { ok: true; json: unknown } | { ok: false; message: string } {
+/** The "unparseable" check of a verified push: JSON must parse; an OsmAnd form or query must name its device. */
+function checkPushBody(provider: string, contentType: string | null, body: string): { ok: true } | { ok: false; message: string } {
   if (looksLikeJson(contentType, body)) {
     let json: unknown;
     try {
@@ -58,11 +58,11 @@ function parsePush(provider: string, contentType: string | null, body: string): 
     }
     // An OsmAnd JSON push names its device as device_id; without it the payload can never be stored against one.
     if (provider === 'traccar' && !(json && typeof json === 'object' && 'device_id' in json)) return { ok: false, message: 'device_id is required' };
-    return { ok: true, json };
+    return { ok: true };
   }
   if (provider === 'traccar') {
     const params = new URLSearchParams(body);
-    return params.get('id') || params.get('deviceid') ? { ok: true, json: null } : { ok: false, message: 'id (or deviceid) is required' };
+    return params.get('id') || params.get('deviceid') ? { ok: true } : { ok: false, message: 'id (or deviceid) is required' };
   }
   return { ok: false, message: `${provider} pushes JSON` };
 }
@@ -88,7 +88,6 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     };
     const contentType = request.method === 'GET' ? 'application/x-www-form-urlencoded' : contentTypeOf(request);
     const body = rawBody.toString('utf8');
-    const parsed = parsePush(provider, contentType, body);
 
     // Without a push secret (a pull-only connection) nobody can be verified: an empty HMAC key is no key.
     const secret = connection.config.webhook_secret;
@@ -97,8 +96,8 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     // Smartcar proves the callback URL before sending data: answer the challenge, store nothing.
     // The answer is an HMAC under the same key as SC-Signature, so only token-like challenges are
     // answered: a JSON event body can never be one, and the answer cannot sign a forged event.
-    if (provider === 'smartcar' && parsed.ok) {
-      const challenge = isSmartcarVerify(parsed.json);
+    if (provider === 'smartcar') {
+      const challenge = isSmartcarVerify(body);
       if (challenge !== null) {
         if (!/^[A-Za-z0-9_-]{1,128}$/.test(challenge)) throw invalidRequest([{ field: 'data.challenge', message: 'is not a challenge token' }]);
         return reply.code(200).send(smartcarVerifyChallenge(challenge, secret));
@@ -108,7 +107,9 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     if (!verified.ok) {
       throw new AppError('UNAUTHORIZED', verified.reason === 'stale_timestamp' ? 'signature timestamp is too old or in the future' : 'missing or invalid signature');
     }
-    if (!parsed.ok) throw invalidRequest([{ field: 'body', message: parsed.message }]);
+    // Parsed only once the sender is verified: an anonymous body never costs a full parse.
+    const checked = checkPushBody(provider, contentType, body);
+    if (!checked.ok) throw invalidRequest([{ field: 'body', message: checked.message }]);
 
     const row = await insertInboxRow(deps.pool, { connectionId, provider, contentType, payload: body, cascade: true, refreshId: null });
     deps.metrics.inboxAccepted.inc({ provider });

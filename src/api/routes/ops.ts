@@ -39,14 +39,15 @@ export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<vo
   app.get('/readyz', {
     schema: { hide: true, response: { 200: Envelope(Status), 503: ErrorEnvelope } },
   }, async (request, reply) => {
-    const checks = {
-      postgres: await check('postgres', () => deps.pool.query('SELECT 1'), request.log),
-      redis: await check('redis', () => deps.redis.ping(), request.log),
-      migrations: await check('migrations', async () => {
+    const [postgres, redis, migrations] = await Promise.all([
+      check('postgres', () => deps.pool.query('SELECT 1'), request.log),
+      check('redis', () => deps.redis.ping(), request.log),
+      check('migrations', async () => {
         const pending = await pendingMigrations(deps.pool, deps.migrationIds);
         if (pending.length > 0) throw new Error(`pending ${pending.join(', ')}`);
       }, request.log),
-    };
+    ]);
+    const checks = { postgres, redis, migrations };
     if (Object.values(checks).every((value) => value === 'ok')) {
       return { success: true, data: { status: 'ready', checks }, meta: meta(null) };
     }

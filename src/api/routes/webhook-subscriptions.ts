@@ -168,9 +168,13 @@ export async function webhookSubscriptionRoutes(app: FastifyInstance, deps: { po
       response: { 200: Envelope(Type.Array(Delivery)), 400: ErrorEnvelope, 404: ErrorEnvelope, ...authErrorResponses },
     },
   }, async (request) => {
-    const subscription = await requireSubscription(request.principal.companyId, (request.params as { subscription_id: string }).subscription_id);
+    const { companyId } = request.principal;
+    const subscription = await requireSubscription(companyId, (request.params as { subscription_id: string }).subscription_id);
     const { limit, offset } = request.query as Type.Static<typeof DeliveryQuery>;
-    const [deliveries, total] = await Promise.all([listDeliveries(deps.pool, subscription.id, limit, offset), countDeliveries(deps.pool, subscription.id)]);
+    const [deliveries, total] = await Promise.all([
+      listDeliveries(deps.pool, companyId, subscription.id, limit, offset),
+      countDeliveries(deps.pool, companyId, subscription.id),
+    ]);
     const data = deliveries.map((d) => ({
       id: d.id, event_id: d.eventId, event: d.event, status: d.status, created_at: d.createdAt.toISOString(),
       completed_at: d.completedAt?.toISOString() ?? null,

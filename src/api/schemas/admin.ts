@@ -1,10 +1,9 @@
 /** Schemas of the operator API (DESIGN §5). */
 import Type, { type Static } from 'typebox';
+import { providerIds } from '../../../providers/types.js';
 import { Nullable, NullableString, StringEnum, Timestamp } from './common.js';
 import { Run } from './run.js';
 import { Vehicle } from './vehicle.js';
-
-export const providerNames = ['samsara', 'geotab', 'motive', 'smartcar', 'traccar', 'generic', 'simulator'] as const;
 
 export const Company = Type.Object({
   id: Type.String(),
@@ -66,7 +65,7 @@ const vehicleFields = {
   model: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
   year: Type.Optional(Nullable(Type.Integer({ minimum: 1900, maximum: 2100 }))),
   telematics_provider: Type.Optional(
-    Nullable(StringEnum(providerNames, { description: 'null for a manually tracked vehicle.' })),
+    Nullable(StringEnum(providerIds, { description: 'null for a manually tracked vehicle.' })),
   ),
   provider_vehicle_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
   provider_connection_id: Type.Optional(Nullable(Type.String({ format: 'uuid', description: 'The connection whose data this vehicle receives.' }))),

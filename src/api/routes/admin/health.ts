@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from '../../../db/pool.js';
 import { findCompanyHealthConfig, setCompanyHealthConfig } from '../../../db/companies.js';
 import { insertServiceEntry, listServiceEntries, type ServiceEntryRecord } from '../../../db/service-entries.js';
-import { findVehicle, findVehicleCompanyId, setVehicleHealthConfig } from '../../../db/vehicles.js';
+import { findVehicleCompanyId, setVehicleHealthConfig } from '../../../db/vehicles.js';
 import { milesToKm, kmToMiles, round2 } from '../../../domain/units.js';
 import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../../../health/config.js';
 import { enqueueHealthEvaluations } from '../../../health/enqueue.js';
@@ -103,9 +103,8 @@ export async function healthAdminRoutes(app: FastifyInstance, deps: { pool: Pool
     const vehicleId = (request.params as { vehicle_id: string }).vehicle_id;
     const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
     const body = request.body as Type.Static<typeof ServiceEntryBody>;
-    const vehicle = (await findVehicle(deps.pool, companyId, vehicleId))!;
     const entry = await insertServiceEntry(deps.pool, {
-      companyId: vehicle.companyId, vehicleId, type: body.type, performedAt: new Date(body.performed_at),
+      companyId, vehicleId, type: body.type, performedAt: new Date(body.performed_at),
       odometerKm: body.odometer_miles === undefined || body.odometer_miles === null ? null : milesToKm(body.odometer_miles),
       notes: body.notes ?? null,
     });

@@ -82,7 +82,8 @@ function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
-function present(record: ProviderConnectionRecord, config: ProviderConfig, request: FastifyRequest) {
+/** `created`: the answer to the creation, the one time a Traccar URL (it embeds the device token) is shown. */
+function present(record: ProviderConnectionRecord, config: ProviderConfig, request: FastifyRequest, created = false) {
   const url = ingestUrl(origin(request), record.provider as ProviderId, record.id, config);
   return {
     id: record.id,
@@ -90,8 +91,7 @@ function present(record: ProviderConnectionRecord, config: ProviderConfig, reque
     provider: record.provider,
     name: record.name,
     active: record.active,
-    // The Traccar URL embeds its token, a secret: shown at creation only.
-    ingest_url: record.provider === 'traccar' ? null : url,
+    ingest_url: record.provider === 'traccar' && !created ? null : url,
     config_keys: Object.keys(config).filter((k) => config[k as keyof ProviderConfig]).sort(),
     pull_interval_seconds: record.pullIntervalSeconds,
     last_pull_at: record.lastPullAt?.toISOString() ?? null,
@@ -136,8 +136,7 @@ export async function providerConnectionAdminRoutes(app: FastifyInstance, deps: 
       await deps.queues.schedule('pull.feed', record.pullIntervalSeconds * 1000, { connectionId: record.id }, schedulerId(record.id));
     }
     const data = {
-      ...present(record, prepared.value.config, request),
-      ingest_url: ingestUrl(origin(request), body.provider, record.id, prepared.value.config),
+      ...present(record, prepared.value.config, request, true),
       generated_secret: prepared.value.generatedSecret,
     };
     return reply.code(201).send({ success: true, data, meta: meta(null) });
