@@ -20,24 +20,17 @@ import { geotabErrorText } from './geotab.js';
 import type { Fetch, ProviderConfig, PullClient, PullOutcome } from './types.js';
 import { isObject, parseJson } from './values.js';
 
-export const geotabDefaultBaseUrl = 'https://my.geotab.com';
-export const geotabFeedResultsLimit = 5000;
+const geotabFeedResultsLimit = 5000;
 /** How far back `pullVehicle` asks for StatusData. */
-export const geotabVehicleLookbackMs = 60 * 60 * 1000;
+const geotabVehicleLookbackMs = 60 * 60 * 1000;
 
 type Failure = Exclude<PullOutcome, { ok: true }>;
 type CallResult = { ok: true; body: string; contentType: string; result: unknown } | Failure;
 
 async function call(config: ProviderConfig, method: string, params: Record<string, unknown>, fetchImpl: Fetch): Promise<CallResult> {
-  let headers: Headers | null = null;
-  // providerRequest returns only the body; the Retry-After of a JSON-RPC OverLimitException (sent with a 2xx) is read here.
-  const capturing: Fetch = async (input, init) => {
-    const response = await fetchImpl(input, init);
-    headers = response.headers;
-    return response;
-  };
-  const url = `${(config.base_url || geotabDefaultBaseUrl).replace(/\/+$/, '')}/apiv1`;
-  const response = await providerRequest(capturing, url, {
+  // base_url is required when the connection is created (connection-config): Geotab has many servers.
+  const url = `${(config.base_url ?? '').replace(/\/+$/, '')}/apiv1`;
+  const response = await providerRequest(fetchImpl, url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ method, params }),
@@ -47,7 +40,7 @@ async function call(config: ProviderConfig, method: string, params: Record<strin
   if (!parsed.ok || !isObject(parsed.value)) return { ok: false, kind: 'failed', message: `geotab ${method} response is not a JSON object` };
   if (parsed.value.error !== undefined && parsed.value.error !== null) {
     const text = geotabErrorText(parsed.value.error);
-    if (text.includes('OverLimitException')) return { ok: false, kind: 'rate_limited', retryAfterMs: retryAfterMs((headers as Headers | null)?.get('retry-after') ?? null) };
+    if (text.includes('OverLimitException')) return { ok: false, kind: 'rate_limited', retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
     return { ok: false, kind: 'failed', message: `geotab ${method} failed: ${text.slice(0, 200)}` };
   }
   return { ok: true, body: response.body, contentType: response.contentType, result: parsed.value.result };

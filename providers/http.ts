@@ -15,14 +15,15 @@ export function retryAfterMs(value: string | null, now = Date.now()): number {
 }
 
 /**
- * Performs one provider request. Resolves to the body text on 2xx, or to a rate-limited or
- * failed outcome; never throws (network errors and timeouts become `failed`).
+ * Performs one provider request. Resolves to the body text and headers on 2xx (an API may signal
+ * a limit inside a 2xx, as Geotab does), or to a rate-limited or failed outcome; never throws
+ * (network errors and timeouts become `failed`).
  */
 export async function providerRequest(
   fetchImpl: Fetch,
   url: string,
   init: RequestInit,
-): Promise<{ ok: true; body: string; contentType: string } | Exclude<PullOutcome, { ok: true }>> {
+): Promise<{ ok: true; body: string; contentType: string; headers: Headers } | Exclude<PullOutcome, { ok: true }>> {
   let response: Response;
   try {
     response = await fetchImpl(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(pullTimeoutMs) });
@@ -32,5 +33,5 @@ export async function providerRequest(
   const body = await response.text().catch(() => '');
   if (response.status === 429) return { ok: false, kind: 'rate_limited', retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
   if (!response.ok) return { ok: false, kind: 'failed', message: `HTTP ${response.status} from ${new URL(url).host}: ${body.slice(0, 200)}` };
-  return { ok: true, body, contentType: response.headers.get('content-type') ?? 'application/json' };
+  return { ok: true, body, contentType: response.headers.get('content-type') ?? 'application/json', headers: response.headers };
 }

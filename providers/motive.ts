@@ -36,13 +36,13 @@
  *
  * Push signature: `X-KT-Webhook-Signature` = hex HMAC-SHA1(shared secret, raw body), no timestamp.
  */
+import { kmPerMile } from '../src/domain/units.js';
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
 import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
 
 /** Statute mile in km (exact by definition); also mph → km/h. */
-const kmPerMile = 1.609344;
 
 /** Page size the client asks for; Motive does not document a maximum (§7). */
 export const motivePerPage = 100;

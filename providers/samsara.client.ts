@@ -17,16 +17,13 @@ import { providerRequest } from './http.js';
 import type { Fetch, ProviderConfig, PullClient, PullOutcome } from './types.js';
 import { isObject, parseJson } from './values.js';
 
-export const samsaraDefaultBaseUrl = 'https://api.samsara.com';
-export const samsaraStatTypes = ['obdOdometerMeters', 'gpsOdometerMeters', 'fuelPercents'] as const;
-
-function baseUrl(config: ProviderConfig): string {
-  return (config.base_url || samsaraDefaultBaseUrl).replace(/\/+$/, '');
-}
+const samsaraStatTypes = ['obdOdometerMeters', 'gpsOdometerMeters', 'fuelPercents'] as const;
 
 async function get(config: ProviderConfig, pathAndQuery: string, fetchImpl: Fetch): Promise<{ ok: true; body: string; contentType: string; pagination: Record<string, unknown> } | Exclude<PullOutcome, { ok: true }>> {
   if (!config.api_token) return { ok: false, kind: 'failed', message: 'samsara connection has no api_token' };
-  const response = await providerRequest(fetchImpl, `${baseUrl(config)}${pathAndQuery}`, {
+  // Set to https://api.samsara.com when the connection is created with a token (connection-config).
+  if (!config.base_url) return { ok: false, kind: 'failed', message: 'samsara connection has no base_url' };
+  const response = await providerRequest(fetchImpl, `${config.base_url.replace(/\/+$/, '')}${pathAndQuery}`, {
     method: 'GET',
     headers: { authorization: `Bearer ${config.api_token}`, accept: 'application/json' },
   });

@@ -19,6 +19,7 @@
  * HMAC-SHA256 keyed with the Base64-DECODED secret over `v1:<timestamp>:<raw body>`; a timestamp more
  * than 5 minutes from now is stale.
  */
+import { kmPerMile } from '../src/domain/units.js';
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
@@ -27,7 +28,6 @@ import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from '.
 /** Largest accepted distance between `X-Samsara-Timestamp` and now, either way. */
 export const samsaraTimestampToleranceSeconds = 300;
 
-const kmPerMile = 1.609344;
 
 export function verifySamsaraSignature(request: PushRequest, secret: string, now: Date): VerifyResult {
   const timestamp = header(request.headers, 'x-samsara-timestamp');

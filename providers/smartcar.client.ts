@@ -15,7 +15,7 @@ import { providerRequest } from './http.js';
 import type { Fetch, ProviderConfig, PullClient, PullOutcome } from './types.js';
 import { parseJson } from './values.js';
 
-export const smartcarBatchPaths = ['/odometer', '/fuel', '/tires/pressure', '/engine/oil', '/location', '/diagnostics/dtcs'] as const;
+const smartcarBatchPaths = ['/odometer', '/fuel', '/tires/pressure', '/engine/oil', '/location', '/diagnostics/dtcs'] as const;
 
 /** The unit system we request; the adapter still honours each entry's `sc-unit-system`. */
 const unitSystem = 'metric';

@@ -28,12 +28,12 @@
  * Push signature: `SC-Signature` = hex HMAC-SHA256(application management token, raw body), no
  * timestamp. The raw body is verified, not a re-serialization (§7: the SDK's helper is wrong).
  */
+import { kmPerMile } from '../src/domain/units.js';
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
 import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
 
 /** Statute mile in km (exact by definition). */
-const kmPerMile = 1.609344;
 /** Pound-force per square inch in kPa. */
 const kpaPerPsi = 6.894757;
 

@@ -1,7 +1,7 @@
 import type { Queues } from '../queue/queues.js';
 
 /** The job id of an inbox row: enqueueing the same row twice while it is queued adds nothing. */
-export function inboxJobId(inboxId: number): string {
+function inboxJobId(inboxId: number): string {
   return `inbox-${inboxId}`;
 }
 
