@@ -7,11 +7,9 @@
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { listActiveVehicleIds } from '../src/db/health.js';
-import { withTransaction, type Pool } from '../src/db/pool.js';
-import { evaluateVehicles } from '../src/health/evaluate-vehicles.js';
-import { signSimulatedBody } from '../providers/simulator.js';
-import { benchFleet, generateBatches, pushConcurrency, seed } from './ingest.js';
+import type { Pool } from '../src/db/pool.js';
+import { sweepHealth } from '../src/health/evaluate-vehicles.js';
+import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
 
 const sweepVehicles = 100_000;
@@ -37,16 +35,10 @@ async function seedSweepFleet(pool: Pool): Promise<void> {
   );
 }
 
+/** The health.sweep job's own loop, timed. */
 async function sweepOnce(pool: Pool, now: Date): Promise<{ evaluated: number; seconds: number }> {
   const started = process.hrtime.bigint();
-  let afterId: string | null = null;
-  let evaluated = 0;
-  for (;;) {
-    const ids = await listActiveVehicleIds(pool, afterId, 500);
-    if (ids.length === 0) break;
-    evaluated += (await withTransaction(pool, (tx) => evaluateVehicles(tx, ids, now, { skipLocked: true, cascade: true }))).evaluated;
-    afterId = ids[ids.length - 1]!;
-  }
+  const { evaluated } = await sweepHealth(pool, () => now);
   return { evaluated, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
@@ -67,13 +59,7 @@ async function ingestRate(withHealth: boolean): Promise<{ samples: number; secon
     let next = 0;
     await Promise.all(Array.from({ length: pushConcurrency }, async () => {
       while (next < batches.length) {
-        const batch = batches[next++]!;
-        const response = await fetch(`${services[0]!.url}/ingest/v1/simulator/${connectionId}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(batch.body, secret) },
-          body: batch.body,
-        });
-        if (response.status !== 202) throw new Error(`push answered ${response.status}`);
+        await pushBatch(services[0]!.url, connectionId, secret, batches[next++]!);
       }
     }));
     for (;;) {

@@ -50,6 +50,17 @@ export function generateBatches(fleet: Fleet, target: number, vehicleIds: string
   return batches;
 }
 
+/** One signed simulator push through the real endpoint; resolves to its inbox id. */
+export async function pushBatch(apiUrl: string, connectionId: string, secret: string, batch: Batch): Promise<number> {
+  const response = await fetch(`${apiUrl}/ingest/v1/simulator/${connectionId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(batch.body, secret) },
+    body: batch.body,
+  });
+  if (response.status !== 202) throw new Error(`push answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { data: { inbox_id: number } }).data.inbox_id;
+}
+
 export async function seed(pool: Pool, secret: string): Promise<{ connectionId: string; vehicleIds: string[] }> {
   const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Ingest Bench') RETURNING id`);
   const connection = await pool.query<{ id: string }>(
@@ -128,13 +139,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     const checkpoints = [0.25, 0.5, 0.75, 1];
     const pushOne = async (batch: Batch) => {
       const sendTime = Date.now();
-      const response = await fetch(`${api.url}/ingest/v1/simulator/${connectionId}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(batch.body, secret) },
-        body: batch.body,
-      });
-      if (response.status !== 202) throw new Error(`push answered ${response.status}: ${await response.text()}`);
-      sentAt.set(((await response.json()) as { data: { inbox_id: number } }).data.inbox_id, sendTime);
+      sentAt.set(await pushBatch(api.url, connectionId, secret, batch), sendTime);
       pushed++;
       while (checkpoints.length > 0 && pushed / batches.length >= checkpoints[0]!) {
         memory.push({ progress: `${checkpoints.shift()! * 100}% pushed`, api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });

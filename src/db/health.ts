@@ -43,7 +43,7 @@ export async function lockHealthSubjects(q: Queryable, ids: readonly string[], s
 }
 
 /** The signals the rules read. */
-export const ruleSignals = [
+const ruleSignals = [
   'odometer_km', 'gps_odometer_km', 'battery_voltage', 'engine_state', 'coolant_temp_c', 'tire_pressure_kpa',
   'fuel_percent', 'dtcs', 'check_engine_light', 'brake_lining_percent',
 ] as const;

@@ -4,9 +4,9 @@
  * vehicle after new samples (health.evaluate) and for pages of vehicles by the sweep.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { lockHealthSubjects, loadLastServices, loadNewSamples, saveHealth, type HealthWrite } from '../db/health.js';
-import type { PoolClient } from '../db/pool.js';
-import { effectiveHealthConfig } from './config.js';
+import { listActiveVehicleIds, lockHealthSubjects, loadLastServices, loadNewSamples, saveHealth, type HealthWrite } from '../db/health.js';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { effectiveHealthConfig, type HealthConfig } from './config.js';
 import { evaluateVehicleHealth } from './evaluate.js';
 
 export interface EvaluationOptions {
@@ -33,6 +33,14 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
   const windows = subjects.map((s) => ({ vehicleId: s.id, since: s.evaluatedThrough ?? beforeEverything }));
   const samples = await loadNewSamples(tx, windows, maxSamplesPerVehicle);
   const services = await loadLastServices(tx, subjects.map((s) => s.id));
+  // Most vehicles follow their company's config: merge it once per company, not once per vehicle.
+  const companyConfigs = new Map<string, HealthConfig>();
+  const configOf = (subject: (typeof subjects)[number]): HealthConfig => {
+    if (Object.keys(subject.vehicleConfig).length > 0) return effectiveHealthConfig(subject.companyConfig, subject.vehicleConfig);
+    let config = companyConfigs.get(subject.companyId);
+    if (!config) companyConfigs.set(subject.companyId, (config = effectiveHealthConfig(subject.companyConfig)));
+    return config;
+  };
 
   const writes: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];
@@ -40,7 +48,7 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
       subject.state,
       fed,
       { telematicsProvider: subject.telematicsProvider, createdAt: subject.createdAt, lastServices: services.get(subject.id) ?? {} },
-      effectiveHealthConfig(subject.companyConfig, subject.vehicleConfig),
+      configOf(subject),
       now,
       subject.hasTelemetry,
     );
@@ -73,4 +81,31 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
     events: options.cascade ? writes.reduce((sum, w) => sum + w.events.length, 0) : 0,
   };
+}
+
+/** Vehicles per sweep transaction: small enough to keep row locks short. */
+const sweepPageSize = 500;
+
+/**
+ * The sweep: every active vehicle, in pages of `sweepPageSize`, one transaction each, so
+ * time-based conditions (staleness, due dates) change without new samples. `afterPage` runs after
+ * each commit with the page's summary.
+ */
+export async function sweepHealth(
+  pool: Pool,
+  now: () => Date,
+  afterPage: (page: EvaluationSummary) => Promise<void> = async () => {},
+): Promise<{ evaluated: number; changed: number }> {
+  let afterId: string | null = null;
+  let evaluated = 0;
+  let changed = 0;
+  for (;;) {
+    const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
+    if (ids.length === 0) return { evaluated, changed };
+    const page = await withTransaction(pool, (tx) => evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }));
+    evaluated += page.evaluated;
+    changed += page.changed.length;
+    await afterPage(page);
+    afterId = ids[ids.length - 1]!;
+  }
 }

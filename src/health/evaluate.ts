@@ -36,7 +36,7 @@ export interface HealthEvaluation {
   events: HealthEvent[];
 }
 
-export function initialHealthState(): HealthState {
+function initialHealthState(): HealthState {
   return { link: initialLinkState(), rules: {}, alerts: [], status: 'unknown', linkReason: null };
 }
 
@@ -69,6 +69,12 @@ function diffAlerts(previous: readonly ActiveAlert[], current: readonly ActiveAl
   return events;
 }
 
+/** The order every rule reads samples in (types.ts): oldest first, the engine state first at equal times. */
+function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
+  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
+  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
+}
+
 export function evaluateVehicleHealth(
   previous: HealthState | null,
   samples: readonly RuleSample[],
@@ -78,9 +84,10 @@ export function evaluateVehicleHealth(
   hasTelemetry: boolean,
 ): HealthEvaluation {
   const prev = previous ?? initialHealthState();
-  const link = evaluateLink(prev.link, samples, vehicle.telematicsProvider, config, now);
+  const ordered = feedOrder(samples);
+  const link = evaluateLink(prev.link, ordered, vehicle.telematicsProvider, config, now);
   const input = {
-    samples,
+    samples: ordered,
     vehicle,
     odometer: link.odometer ? { km: link.odometer.km, at: link.odometer.at } : null,
     firstOdometer: link.state.first ? { km: link.state.first.km, at: new Date(link.state.first.at) } : null,

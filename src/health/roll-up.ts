@@ -15,7 +15,7 @@
 import type { HealthStatus, LinkBroken } from '../domain/vehicle.js';
 import type { ActiveAlert } from './types.js';
 
-export const safetyAlertTypes: ReadonlySet<string> = new Set([
+const safetyAlertTypes: ReadonlySet<string> = new Set([
   'brake_wear_detected',
   'brake_inspection',
   'tire_pressure_low',

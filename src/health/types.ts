@@ -5,7 +5,8 @@
  * detectors of spec/001.
  *
  * Terminology:
- * - sample: a reading fed to the rules, oldest first, always newer than anything fed before.
+ * - sample: a reading fed to the rules, oldest first (at equal times `engine_state` first, so a
+ *   reading belongs to the engine state of its moment), always newer than anything fed before.
  * - active alert: a condition that holds now; the engine compares successive sets to tell when
  *   an alert opened or resolved, so a rule reports what holds, not what changed.
  * - episode: a condition continuously true (with hysteresis); a rule raises at most one alert per

@@ -5,6 +5,7 @@
  * open run) for companies with `service_requests_from_health` on (the default).
  */
 import type { VehicleAlert } from '../domain/vehicle.js';
+import { typeLabel } from '../domain/labels.js';
 
 export interface HealthEventRow {
   id: number;
@@ -17,12 +18,6 @@ export interface RequestedItem {
   title: string;
   description: string | null;
   type: string;
-}
-
-/** "oil_change" → "Oil change". */
-function label(type: string): string {
-  const words = type.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 export function planHealthRequests(
@@ -44,7 +39,7 @@ export function planHealthRequests(
       }
     } else if ((event.kind === 'alert_opened' || event.kind === 'alert_changed') && event.payload.overdue === true) {
       const type = String(event.payload.type);
-      add(event.vehicleId, { title: label(type), description: String(event.payload.display_name), type });
+      add(event.vehicleId, { title: typeLabel(type), description: String(event.payload.display_name), type });
     }
   }
   return requests;

@@ -4,7 +4,6 @@
  * client (in parallel), and record the attempts. No retry, whatever the outcome (spec/000
  * Events, rule 2). Claims and records are one statement per job, not per delivery.
  */
-import { BlockList, isIP } from 'node:net';
 import type { Pool } from '../db/pool.js';
 import { claimDeliveries, recordAttempts, type AttemptRecord, type DeliveryToSend } from '../db/webhooks.js';
 import type { RunEventKind } from '../domain/run.js';
@@ -12,6 +11,7 @@ import { decryptSecret } from '../security/secrets.js';
 import { deliverOnce, type DeliveryOptions } from './http-client.js';
 import { deliveriesPerJob } from './queue.js';
 import { signCoreBody } from './sign.js';
+import { allowsPlainHttp } from './ssrf.js';
 import { webhookEnvelopeBytes } from './webhook-run.js';
 
 export interface CoreDeliveryDeps {
@@ -30,20 +30,6 @@ export interface CoreDeliveryOutcome {
   durationMs: number;
 }
 
-/** http:// is accepted only to an address inside WEBHOOK_ALLOW_NETS (local receivers, tests). */
-export function allowsPlainHttp(allowNets: readonly string[]): (url: URL) => boolean {
-  const list = new BlockList();
-  for (const net of allowNets) {
-    const [address, prefix] = net.split('/');
-    if (address && prefix) list.addSubnet(address, Number(prefix), isIP(address) === 6 ? 'ipv6' : 'ipv4');
-  }
-  return (url) => {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const family = isIP(host);
-    return family !== 0 && list.check(host, family === 6 ? 'ipv6' : 'ipv4');
-  };
-}
-
 const parallelPerJob = 10;
 
 /**
@@ -55,7 +41,7 @@ export function longestJobMs(timeoutMs: number): number {
 }
 
 export function coreDeliverer(deps: CoreDeliveryDeps) {
-  const allowHttp = allowsPlainHttp(deps.allowNets);
+  const allowHttp = (url: URL) => allowsPlainHttp(url, deps.allowNets);
   const options: DeliveryOptions = { timeoutMs: deps.timeoutMs, allowNets: deps.allowNets, allowHttp, ...(deps.resolve ? { resolve: deps.resolve } : {}) };
 
   async function attempt(delivery: DeliveryToSend, secretOf: (sealed: Buffer) => string): Promise<AttemptRecord & { succeeded: boolean }> {

@@ -3,7 +3,7 @@
  * attempt and passes the same `timestampSeconds` it puts nowhere else, so the `t` in the header
  * is always the `t` that was signed.
  *
- * Both functions take the body as a Buffer on purpose: the caller serialises the envelope once
+ * They take the body as a Buffer on purpose: the caller serialises the envelope once
  * and sends exactly these bytes. Signing a string and sending a re-serialised copy is the most
  * common way webhook signatures break (research/webhooks.md §1).
  */
@@ -22,9 +22,4 @@ export function signCoreBody(secret: string, body: Buffer, timestampSeconds: num
     throw new RangeError('timestampSeconds must be a non-negative integer number of seconds');
   }
   return `t=${timestampSeconds},v1=${coreSignature(secret, body, timestampSeconds)}`;
-}
-
-/** The monitoring `X-Service-Signature` value: `sha256=<hex HMAC-SHA256 of the body>` (spec/001). */
-export function signMonitoringBody(secret: string, body: Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }

@@ -182,3 +182,16 @@ function parsedAllowNets(allowNets: readonly string[]): readonly Cidr[] {
   }
   return parsed;
 }
+
+/** Whether the IP literal lies in WEBHOOK_ALLOW_NETS; IPv4-mapped IPv6 counts as its IPv4 address. */
+function inAllowNets(ip: string, allowNets: readonly string[]): boolean {
+  const parsed = parseIp(ip);
+  if (!parsed) return false;
+  const candidates = contains(mappedV6, parsed) ? [parsed, embeddedV4(parsed.value)] : [parsed];
+  return candidates.some((candidate) => parsedAllowNets(allowNets).some((net) => contains(net, candidate)));
+}
+
+/** http:// is accepted only to an IP literal inside WEBHOOK_ALLOW_NETS (local receivers, tests). */
+export function allowsPlainHttp(url: URL, allowNets: readonly string[]): boolean {
+  return inAllowNets(url.hostname.replace(/^\[|\]$/g, ''), allowNets);
+}

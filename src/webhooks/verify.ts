@@ -4,7 +4,7 @@
  * replaces. Never throws on hostile input: every malformed header is a refusal with a reason.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { coreSignature, signMonitoringBody } from './sign.js';
+import { coreSignature } from './sign.js';
 
 export type ServiceSignatureResult =
   | { ok: true; timestamp: number }
@@ -83,18 +83,4 @@ export function verifyServiceSignature(
   // Both directions: a t far in the future would otherwise stay replayable until it ages out.
   if (Math.abs(now - parsed.timestamp) > tolerance) return { ok: false, reason: 'expired' };
   return { ok: true, timestamp: parsed.timestamp };
-}
-
-/** Verifies a monitoring `X-Service-Signature: sha256=<hex>` header (spec/001 Authentication). */
-export function verifyMonitoringSignature(header: string | undefined, rawBody: Buffer | string, secret: string): boolean {
-  if (header === undefined) return false;
-  const value = header.trim();
-  if (!value.startsWith('sha256=')) return false;
-  const expected = monitoringHex(secret, toBuffer(rawBody));
-  return digestEquals(value.slice('sha256='.length).trim(), expected);
-}
-
-function monitoringHex(secret: string, body: Buffer): string {
-  // signMonitoringBody returns `sha256=<hex>`; strip the prefix rather than duplicating the HMAC.
-  return signMonitoringBody(secret, body).slice('sha256='.length);
 }

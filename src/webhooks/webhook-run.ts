@@ -47,7 +47,7 @@ const emptyLocation: ServiceLocation = {
   display_address: null, source: null,
 };
 
-export function serviceLocation(choice: LocationChoice): ServiceLocation {
+function serviceLocation(choice: LocationChoice): ServiceLocation {
   if (!choice) return emptyLocation;
   if (choice.source === 'legacy') {
     // A free-text copy: split only what can be placed with confidence.
@@ -68,7 +68,7 @@ export function serviceLocation(choice: LocationChoice): ServiceLocation {
 }
 
 /** "Ana Maria Lopez" → first "Ana", last "Maria Lopez"; one token is a first name only. */
-export function splitName(name: string | null): { first_name: string | null; last_name: string | null } {
+function splitName(name: string | null): { first_name: string | null; last_name: string | null } {
   const tokens = name?.trim().split(/\s+/).filter(Boolean) ?? [];
   if (tokens.length === 0) return { first_name: null, last_name: null };
   return { first_name: tokens[0]!, last_name: tokens.length > 1 ? tokens.slice(1).join(' ') : null };

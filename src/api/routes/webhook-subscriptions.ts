@@ -2,6 +2,7 @@
  * Webhook subscriptions of the caller's company (DESIGN §4, an extension of spec/000): create
  * (the signing secret is returned once), list, get, delete, Send test, and delivery attempts.
  */
+import { isIP } from 'node:net';
 import Type from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
@@ -15,9 +16,8 @@ import { runEventKinds } from '../../domain/run.js';
 import { invalidRequest, notFound, type FieldError } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
 import { encryptSecret, newSecret } from '../../security/secrets.js';
-import { allowsPlainHttp } from '../../webhooks/deliver-core.js';
 import { requestRelay } from '../../webhooks/queue.js';
-import { blockedReason } from '../../webhooks/ssrf.js';
+import { allowsPlainHttp, blockedReason } from '../../webhooks/ssrf.js';
 import { syntheticWebhookRun } from '../../webhooks/webhook-run.js';
 import { Envelope, ErrorEnvelope, Nullable, PageQuery, PathId, StringEnum, Timestamp, authErrorResponses, isRecordId, meta } from '../schemas/common.js';
 
@@ -80,11 +80,11 @@ function urlProblems(raw: string, allowNets: readonly string[]): FieldError[] {
     return [{ field: 'url', message: 'is not a valid URL' }];
   }
   if (url.username || url.password) return [{ field: 'url', message: 'must not contain credentials' }];
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowsPlainHttp(allowNets)(url))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowsPlainHttp(url, allowNets))) {
     return [{ field: 'url', message: 'must be https' }];
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (/^[\d.]+$/.test(host) || host.includes(':')) {
+  if (isIP(host) !== 0) {
     const reason = blockedReason(host, allowNets);
     if (reason) return [{ field: 'url', message: `points at a ${reason} address` }];
   }

@@ -8,6 +8,7 @@
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { ActiveAlert, Rule } from '../types.js';
+import { nonNegativeValue } from '../sample-values.js';
 
 type BrakeSeverity = Extract<AlertSeverity, 'medium' | 'high'>;
 
@@ -23,10 +24,6 @@ function initialBrakeLiningState(): BrakeLiningState {
   return { alert: null };
 }
 
-function percent(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
-}
-
 function displayName(lining: number): string {
   return `Brake lining low: ${Math.round(lining)}% remaining`;
 }
@@ -39,7 +36,7 @@ export const brakeLiningRule: Rule<BrakeLiningState> = {
     let alert = prev.alert;
     for (const sample of input.samples) {
       if (sample.signal !== 'brake_lining_percent') continue;
-      const lining = percent(sample.value);
+      const lining = nonNegativeValue(sample.value);
       if (lining === null) continue;
       if (alert && lining > brakes.rearmPercent) alert = null;
       const severity: BrakeSeverity | null = lining <= brakes.criticalPercent ? 'high' : lining <= brakes.lowPercent ? 'medium' : null;

@@ -17,6 +17,7 @@
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
 import { engineGatedRule } from './engine-state.js';
+import { finiteValue } from '../sample-values.js';
 
 type CoolantSeverity = Extract<AlertSeverity, 'high' | 'critical'>;
 
@@ -40,10 +41,6 @@ type CoolantConfig = HealthConfig['coolant'];
 
 function initialCoolantState(): CoolantState {
   return { running: null, lastCelsius: null, highSinceMs: null, recoverSinceMs: null, alert: null };
-}
-
-function celsius(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 function displayName(temperature: number | null): string {
@@ -92,7 +89,7 @@ export const coolantTemperatureRule = engineGatedRule<CoolantState, CoolantConfi
   alertType: ALERT_TYPE,
   initial: initialCoolantState,
   configOf: (config) => config.coolant,
-  parse: celsius,
+  parse: finiteValue,
   settle,
   applyEngine: (state, running) => applyEngineState(state, running),
   applyValue: applyTemperature,

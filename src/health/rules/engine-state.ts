@@ -1,10 +1,10 @@
 /**
  * What the rules that depend on the engine (battery, coolant, fuel) share: reading the normalized
- * `engine_state`, the order samples are fed in, their single alert, and the evaluation loop.
+ * `engine_state`, their single alert, and the evaluation loop.
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
-import type { ActiveAlert, Rule, RuleSample } from '../types.js';
+import type { ActiveAlert, Rule } from '../types.js';
 
 /** `on` and `idle` run the engine, `off` stops it; anything else says nothing. */
 export function engineRunning(value: unknown): boolean | null {
@@ -13,14 +13,8 @@ export function engineRunning(value: unknown): boolean | null {
   return null;
 }
 
-/** Oldest first; at equal times the engine state goes first, so a reading belongs to the new state. */
-export function engineStateFirst(samples: readonly RuleSample[]): RuleSample[] {
-  const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
-  return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
-}
-
 /** The rule's one alert while an episode is raised, else none. */
-export function episodeAlert(key: string, type: string, alert: { severity: AlertSeverity; displayName: string } | null): ActiveAlert[] {
+function episodeAlert(key: string, type: string, alert: { severity: AlertSeverity; displayName: string } | null): ActiveAlert[] {
   if (!alert) return [];
   return [{ key, severity: alert.severity, type, display_name: alert.displayName, due_date: null, due_miles_remaining: null }];
 }
@@ -52,7 +46,8 @@ export function engineGatedRule<S extends { alert: { severity: AlertSeverity; di
     evaluate(prev, input, healthConfig, now) {
       const config = parts.configOf(healthConfig);
       let state = prev;
-      for (const sample of engineStateFirst(input.samples)) {
+      // In the engine's order: oldest first, the engine state first at equal times (types.ts).
+      for (const sample of input.samples) {
         const atMs = sample.recordedAt.getTime();
         if (!Number.isFinite(atMs)) continue;
         if (sample.signal === 'engine_state') {

@@ -17,6 +17,7 @@
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
 import { engineGatedRule } from './engine-state.js';
+import { nonNegativeValue } from '../sample-values.js';
 
 type FuelSeverity = Extract<AlertSeverity, 'low' | 'medium'>;
 
@@ -39,10 +40,6 @@ type FuelConfig = HealthConfig['fuel'];
 
 function initialFuelState(): FuelState {
   return { running: null, lastPercent: null, lowSinceMs: null, criticalSinceMs: null, alert: null };
-}
-
-function percent(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 function displayName(level: number | null): string {
@@ -87,7 +84,7 @@ export const fuelLevelRule = engineGatedRule<FuelState, FuelConfig>({
   alertType: ALERT_TYPE,
   initial: initialFuelState,
   configOf: (config) => config.fuel,
-  parse: percent,
+  parse: nonNegativeValue,
   settle,
   applyEngine: applyEngineState,
   applyValue: applyLevel,

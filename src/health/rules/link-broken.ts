@@ -16,6 +16,7 @@ import type { LinkBroken } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
 import { daysBetween, isoDate, startOfIsoDate } from '../dates.js';
 import type { RuleSample } from '../types.js';
+import { nonNegativeValue } from '../sample-values.js';
 
 export interface LinkState {
   /** The trusted odometer; `at` is the reading's time, `source` its provider or `manual`. */
@@ -59,8 +60,7 @@ export function initialLinkState(): LinkState {
 
 function odometerKm(sample: RuleSample): number | null {
   if (!odometerSignals.has(sample.signal)) return null;
-  const value = sample.value;
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  return nonNegativeValue(sample.value);
 }
 
 /** The first day kept in `daily`: today and the 30 days before it. */

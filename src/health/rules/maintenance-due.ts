@@ -18,15 +18,10 @@ import type { MaintenanceInterval } from '../config.js';
 import { daysBetween, startOfIsoDate } from '../dates.js';
 import { computeMaintenanceDue, type MaintenanceDue } from '../maintenance.js';
 import type { ActiveAlert, Rule } from '../types.js';
-
-/** "oil_change" → "Oil change". */
-function label(type: string): string {
-  const words = type.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
+import { typeLabel } from '../../domain/labels.js';
 
 function displayName(type: string, due: MaintenanceDue, interval: MaintenanceInterval): string {
-  const name = label(type);
+  const name = typeLabel(type);
   const miles = due.dueMilesRemaining;
   if (due.status === 'overdue') {
     if (miles !== null && miles < 0) return `${name} overdue by ${-miles} mi`;
@@ -60,7 +55,6 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
       : { at: input.vehicle.createdAt, odometerKm: null };
     const odometer = input.linkBroken?.reason === 'conflict' ? null : input.odometer;
     for (const [type, interval] of Object.entries(config.maintenance)) {
-      if (!interval.enabled) continue;
       const due = computeMaintenanceDue(
         interval, input.vehicle.lastServices[type] ?? null, baseline, odometer, input.averageDailyKm, now,
       );

@@ -11,6 +11,7 @@
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
 import type { ActiveAlert, Rule } from '../types.js';
+import { nonNegativeValue } from '../sample-values.js';
 
 const tirePositions = ['front_left', 'front_right', 'rear_left', 'rear_right'] as const;
 type TirePosition = (typeof tirePositions)[number];
@@ -38,10 +39,6 @@ function initialTirePressureState(): TirePressureState {
   return { tires: {} };
 }
 
-function kpa(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
-}
-
 /** One tire's next alert state for a reading. */
 function nextTire(current: TireAlertState | undefined, pressure: number, config: TireConfig): TireAlertState | undefined {
   const placard = config.placardKpa;
@@ -58,7 +55,7 @@ function applyReading(state: TirePressureState, value: unknown, config: TireConf
   const reading = value as Record<string, unknown>;
   const tires: TirePressureState['tires'] = {};
   for (const position of tirePositions) {
-    const pressure = kpa(reading[position]);
+    const pressure = nonNegativeValue(reading[position]);
     const next = pressure === null ? state.tires[position] : nextTire(state.tires[position], pressure, config);
     if (next) tires[position] = next;
   }

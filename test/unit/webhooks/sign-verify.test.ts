@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signCoreBody, signMonitoringBody } from '../../../src/webhooks/sign.js';
-import { verifyMonitoringSignature, verifyServiceSignature } from '../../../src/webhooks/verify.js';
+import { signCoreBody } from '../../../src/webhooks/sign.js';
+import { verifyServiceSignature } from '../../../src/webhooks/verify.js';
 
 const secret = 'whsec_test_secret';
 const body = Buffer.from('{"event":"run.created","event_id":"evt_1"}');
@@ -31,14 +31,6 @@ describe('signCoreBody', () => {
   it('refuses a timestamp that no verifier would parse', () => {
     expect(() => signCoreBody(secret, body, 1.5)).toThrow(RangeError);
     expect(() => signCoreBody(secret, body, -1)).toThrow(RangeError);
-  });
-});
-
-describe('signMonitoringBody', () => {
-  it("reproduces GitHub's published sha256= vector", () => {
-    expect(signMonitoringBody("It's a Secret to Everybody", Buffer.from('Hello, World!'))).toBe(
-      'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
-    );
   });
 });
 
@@ -122,29 +114,5 @@ describe('verifyServiceSignature', () => {
     for (const v1 of ['', 'ab', pinnedV1.slice(0, 63), `${pinnedV1}00`, 'z'.repeat(64), 'é'.repeat(32)]) {
       expect(verifyServiceSignature(`t=${t},v1=${v1}`, body, secret, now)).toEqual({ ok: false, reason: 'mismatch' });
     }
-  });
-});
-
-describe('verifyMonitoringSignature', () => {
-  const githubBody = 'Hello, World!';
-  const githubSecret = "It's a Secret to Everybody";
-  const githubHeader = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
-
-  it("accepts GitHub's vector and our own signature", () => {
-    expect(verifyMonitoringSignature(githubHeader, githubBody, githubSecret)).toBe(true);
-    expect(verifyMonitoringSignature(githubHeader, Buffer.from(githubBody), githubSecret)).toBe(true);
-    expect(verifyMonitoringSignature(signMonitoringBody(secret, body), body, secret)).toBe(true);
-    expect(verifyMonitoringSignature(` ${githubHeader} `, githubBody, githubSecret)).toBe(true);
-  });
-
-  it('rejects tampered body, wrong secret, other prefixes, bad lengths and absence without throwing', () => {
-    expect(verifyMonitoringSignature(githubHeader, 'Hello, World?', githubSecret)).toBe(false);
-    expect(verifyMonitoringSignature(githubHeader, githubBody, 'wrong')).toBe(false);
-    expect(verifyMonitoringSignature(githubHeader.replace('sha256=', 'sha1='), githubBody, githubSecret)).toBe(false);
-    expect(verifyMonitoringSignature(githubHeader.replace('sha256=', ''), githubBody, githubSecret)).toBe(false);
-    expect(verifyMonitoringSignature('sha256=abcd', githubBody, githubSecret)).toBe(false);
-    expect(verifyMonitoringSignature('sha256=', githubBody, githubSecret)).toBe(false);
-    expect(verifyMonitoringSignature('', githubBody, githubSecret)).toBe(false);
-    expect(verifyMonitoringSignature(undefined, githubBody, githubSecret)).toBe(false);
   });
 });

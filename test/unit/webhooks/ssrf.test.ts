@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockedReason } from '../../../src/webhooks/ssrf.js';
+import { allowsPlainHttp, blockedReason } from '../../../src/webhooks/ssrf.js';
 
 describe('blockedReason: IPv4 ranges, with both edges of each', () => {
   it.each([
@@ -155,5 +155,17 @@ describe('blockedReason: anything that is not a plain IP address is invalid', ()
     '256.0.0.1', '1.2.3.4.5', '[::1]', '::1::', '1::2::3', 'fe80::1/64', '::ffff:999.0.0.1', 'gggg::1', '127.0.0.1:80',
   ])('%j → invalid', (ip) => {
     expect(blockedReason(ip, ['0.0.0.0/0', '::/0'])).toBe('invalid');
+  });
+});
+
+describe('allowsPlainHttp', () => {
+  const allow = ['127.0.0.1/32', 'fd00:1::/64'];
+  it('is true only for an IP literal inside the allow list, IPv4-mapped IPv6 included', () => {
+    expect(allowsPlainHttp(new URL('http://127.0.0.1:8080/hook'), allow)).toBe(true);
+    expect(allowsPlainHttp(new URL('http://[::ffff:127.0.0.1]/hook'), allow)).toBe(true);
+    expect(allowsPlainHttp(new URL('http://[fd00:1::5]/hook'), allow)).toBe(true);
+    expect(allowsPlainHttp(new URL('http://127.0.0.2/hook'), allow)).toBe(false);
+    expect(allowsPlainHttp(new URL('http://localhost:8080/hook'), allow)).toBe(false);
+    expect(allowsPlainHttp(new URL('http://127.0.0.1/hook'), [])).toBe(false);
   });
 });
