@@ -171,6 +171,27 @@ describe('maintenance', () => {
   });
 });
 
+describe('maintenance from completed runs', () => {
+  it("a completed run's oil change restarts the interval at once; reopening the run takes it back", async () => {
+    const v = await trackedVehicle();
+    await push(v.providerVehicleId, [['2026-11-22T08:00:00Z', { odometer_km: 16_093.44 }]]); // 10,000 mi
+    await t.admin('POST', `/vehicles/${v.id}/service-entries`, { type: 'oil_change', performed_at: '2026-10-01T00:00:00Z', odometer_miles: 5_300 });
+    await settle(t);
+    const oilAlert = async () => (await view(v.id)).health.alerts.find((a: { type: string }) => a.type === 'oil_change');
+    expect(await oilAlert()).toMatchObject({ due_miles_remaining: 300 });
+
+    const request = await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: v.id, items: [{ title: 'Oil change', type: 'oil_change' }] });
+    const runId = request.json().data.run.id as string;
+    expect((await t.admin('POST', `/runs/${runId}/complete`)).statusCode).toBe(200);
+    await settle(t);
+    expect(await oilAlert()).toBeUndefined();
+
+    expect((await t.admin('POST', `/runs/${runId}/reopen`)).statusCode).toBe(200);
+    await settle(t);
+    expect(await oilAlert()).toMatchObject({ due_miles_remaining: 300 });
+  });
+});
+
 describe('cascade', () => {
   it('an evaluation with cascade false updates the vehicle state but emits no health events', async () => {
     const v = await trackedVehicle();

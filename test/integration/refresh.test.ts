@@ -45,6 +45,11 @@ describe('POST /vehicles/{id}/refresh', () => {
   it('pulls the vehicle now, carrying the refresh id and cascade flag through the pipeline', async () => {
     const truck = await samsaraVehicle();
     const workers = await t.startWorkers(['pull', 'ingest', 'health']);
+    const healthEvents = async (vehicleId: string) =>
+      (await t.pool.query(`SELECT kind, payload FROM health_events WHERE vehicle_id = $1 ORDER BY id`, [vehicleId])).rows.map((r) => [r.kind, r.payload.to]);
+    // Whatever the workers' start-up sweep evaluated is done first.
+    await settle(t);
+    const before = await healthEvents(truck.id);
     const { refresh_id: refreshId, cascade } = (await refresh(truck.id, acme.key, { cascade: false })).json().data;
     expect(cascade).toBe(false);
     await expect.poll(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1`, [refreshId])).rows[0].n, { timeout: 10_000 }).toBe(1);
@@ -55,6 +60,15 @@ describe('POST /vehicles/{id}/refresh', () => {
     expect(vehicle.signals).toMatchObject({ fuel_percent: 40, odometer: { km: 200_000, source: 'samsara' } });
     const request = samsaraApi.requests.find((r) => r.path === '/fleet/vehicles/stats');
     expect(request?.headers.authorization).toBe('Bearer tok');
+    // cascade false stops after the vehicle state: health is evaluated, but no health events go on to the runs stage.
+    expect(vehicle.health.status).toBe('ok');
+    expect(await healthEvents(truck.id)).toEqual(before);
+    // The same pull with cascade (the default) emits the changes it makes.
+    const other = await samsaraVehicle();
+    await settle(t);
+    const otherBefore = await healthEvents(other.id);
+    expect((await refresh(other.id)).json().data.cascade).toBe(true);
+    await expect.poll(() => healthEvents(other.id), { timeout: 10_000 }).toEqual([...otherBefore, ['status_changed', 'ok']]);
     await workers.close();
   });
 

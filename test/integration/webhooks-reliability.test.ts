@@ -212,8 +212,25 @@ describe('service requests from health', () => {
     const { rows } = await t.pool.query(`SELECT items, title FROM runs WHERE vehicle_id = $1`, [hot.id]);
     expect(rows[0].title).toBe('Service requested by vehicle health');
     expect(rows[0].items).toEqual([expect.objectContaining({ type: 'coolant_temperature_high', status: 'pending' })]);
-    await expect.poll(() => receiver.received.filter((r) => r.path === '/health').length, { timeout: 10_000 }).toBe(1);
-    expect(subscription.id).toBeDefined();
+    const createdFor = () => receiver.received.filter((r) => r.path === '/health').map((r) => r.json.data.vehicle.id);
+    await expect.poll(createdFor, { timeout: 10_000 }).toEqual([hot.id]);
+    expect((await deliveriesOf(subscription.id)).map((d) => d.event)).toEqual(['run.created']);
+
+    // A vehicle that already has an open run: the health request folds into it (no new run, no run.created).
+    const busy = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: 'hot-busy' });
+    await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: busy.id, items: [{ title: 'Oil change', type: 'oil_change' }] });
+    await expect.poll(createdFor, { timeout: 10_000 }).toEqual([hot.id, busy.id]);
+    await pushGeneric(t, 'generic', connection.id, connection.generated_secret!, {
+      readings: [
+        { vehicle: 'hot-busy', ts: new Date(Date.now() - 60_000).toISOString(), signals: { odometer_km: 2000, engine_state: 'on', coolant_temp_c: 90 } },
+        { vehicle: 'hot-busy', ts: new Date(Date.now() - 30_000).toISOString(), signals: { coolant_temp_c: 114 } },
+      ],
+    });
+    await settle(t);
+    const itemTypes = async () => (await t.pool.query(`SELECT items FROM runs WHERE vehicle_id = $1`, [busy.id])).rows.map((r) => r.items.map((i: { type: string }) => i.type));
+    await expect.poll(itemTypes, { timeout: 15_000 }).toEqual([['oil_change', 'coolant_temperature_high']]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(createdFor()).toEqual([hot.id, busy.id]);
 
     // The same company with the setting off: health changes open nothing.
     const off = await t.createCompany('Manual Dispatch Inc');

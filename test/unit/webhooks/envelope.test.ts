@@ -18,7 +18,7 @@ describe('webhookEnvelopeBytes', () => {
   it('keeps the payload bytes as stored (no re-encoding of its text)', () => {
     const stored = '{"id": "run-2", "title": "caf\u00e9"}';
     const bytes = webhookEnvelopeBytes('webhook.test', 'evt-2', new Date(0), stored);
-    expect(bytes.toString('utf8').endsWith(`"data":${stored}}`)).toBe(true);
-    expect(bytes.equals(Buffer.from(bytes.toString('utf8'), 'utf8'))).toBe(true);
+    const head = '{"event":"webhook.test","event_id":"evt-2","api_version":"2026-11-01","timestamp":"1970-01-01T00:00:00.000Z"';
+    expect(bytes.equals(Buffer.from(`${head},"data":${stored}}`, 'utf8'))).toBe(true);
   });
 });

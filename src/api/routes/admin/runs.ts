@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { withTransaction, type Pool } from '../../../db/pool.js';
 import type { Queues } from '../../../queue/queues.js';
 import { afterRunChanges } from '../../../webhooks/queue.js';
+import { enqueueHealthEvaluations } from '../../../health/enqueue.js';
 import { findRun, findRunCompanyId } from '../../../db/runs.js';
 import type { DispatchProposal } from '../../../domain/run.js';
 import type { RunOperation } from '../../../runs/run-machine.js';
@@ -75,6 +76,12 @@ export async function runAdminRoutes(app: FastifyInstance, deps: { pool: Pool; q
       const events = await withTransaction(deps.pool, (tx) => operateRun(tx, companyId, runId, operation, deps.now()));
       if (events.length > 0) await afterRunChanges(deps.queues, request.log, []);
       const run = (await findRun(deps.pool, companyId, runId))!;
+      // A completed run's items are services done (maintenance restarts from them); a reopen takes them back.
+      if ((operation.kind === 'complete' || operation.kind === 'reopen') && run.vehicleId) {
+        await enqueueHealthEvaluations(deps.queues, [run.vehicleId], true).catch((err: unknown) =>
+          request.log.warn({ err: (err as Error).message }, 'could not queue the health evaluation; the sweep will catch up'),
+        );
+      }
       return { success: true, data: presentRun(run), meta: meta(null) };
     });
   }

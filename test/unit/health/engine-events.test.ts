@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { milesToKm } from '../../../src/domain/units.js';
+import { defaultHealthConfig } from '../../../src/health/config.js';
+import { evaluateVehicleHealth, type HealthState } from '../../../src/health/evaluate.js';
+import type { RuleSample, VehicleFacts } from '../../../src/health/types.js';
+import { at, sample } from '../../helpers/rule-harness.js';
+
+const day = 86_400;
+
+/** Successive evaluations of one vehicle, its state carried through JSON as the worker stores it. */
+function engineVehicle(facts: VehicleFacts) {
+  let state: HealthState | null = null;
+  return (samples: RuleSample[], nowSeconds: number) => {
+    const result = evaluateVehicleHealth(state, samples, facts, defaultHealthConfig, at(nowSeconds), true);
+    state = JSON.parse(JSON.stringify(result.state)) as HealthState;
+    return result.events.map((event) => ({ kind: event.kind, ...event.payload }));
+  };
+}
+
+describe('health engine events', () => {
+  it('reports alerts opened, changed and resolved, status changes and link changes, each once', () => {
+    const evaluate = engineVehicle({ telematicsProvider: 'generic', createdAt: at(0), lastServices: {} });
+    expect(evaluate([sample('odometer_km', 0, 1000), sample('engine_state', 0, 'on'), sample('fuel_percent', 0, 15)], 60)).toEqual([
+      { kind: 'status_changed', from: 'unknown', to: 'ok' },
+    ]);
+    // Low fuel held for the 120 s confirmation.
+    expect(evaluate([sample('fuel_percent', 130, 15)], 200)).toEqual([
+      expect.objectContaining({ kind: 'alert_opened', type: 'fuel_level_low', severity: 'low', display_name: 'Fuel low: 15%' }),
+      { kind: 'status_changed', from: 'ok', to: 'needs_attention' },
+    ]);
+    // Nothing new: no events.
+    expect(evaluate([], 250)).toEqual([]);
+    expect(evaluate([sample('fuel_percent', 300, 7)], 500)).toEqual([
+      expect.objectContaining({ kind: 'alert_changed', type: 'fuel_level_low', severity: 'medium', previous_severity: 'low' }),
+    ]);
+    // Refuelled above the re-arm level.
+    expect(evaluate([sample('fuel_percent', 600, 30)], 700)).toEqual([
+      expect.objectContaining({ kind: 'alert_resolved', type: 'fuel_level_low', severity: 'medium' }),
+      { kind: 'status_changed', from: 'needs_attention', to: 'ok' },
+    ]);
+    // No odometer for more than 7 days: the link turns stale without any new sample.
+    expect(evaluate([], 8 * day)).toEqual([
+      { kind: 'status_changed', from: 'ok', to: 'needs_attention' },
+      { kind: 'link_changed', from: null, to: 'stale', link_broken: { reason: 'stale', since: at(0).toISOString(), tracker_km: null } },
+    ]);
+  });
+
+  it('marks an overdue maintenance alert as overdue in its event (the runs stage opens a request from it)', () => {
+    const lastServices = { oil_change: { at: at(-30 * day), odometerKm: milesToKm(10_000) } };
+    const evaluate = engineVehicle({ telematicsProvider: null, createdAt: at(-400 * day), lastServices });
+    const events = evaluate([sample('odometer_km', 0, milesToKm(15_600))], 60);
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'alert_opened', type: 'oil_change', overdue: true, due_miles_remaining: -600 }));
+    // Due soon is not overdue.
+    const soon = engineVehicle({ telematicsProvider: null, createdAt: at(-400 * day), lastServices });
+    expect(soon([sample('odometer_km', 0, milesToKm(14_700))], 60)).toContainEqual(
+      expect.objectContaining({ kind: 'alert_opened', type: 'oil_change', overdue: false, due_miles_remaining: 300 }),
+    );
+  });
+});
