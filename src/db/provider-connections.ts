@@ -71,13 +71,24 @@ export async function setConnectionActive(q: Queryable, id: string, active: bool
   return result.rows[0] ?? null;
 }
 
-/** Locks the connection so two pulls of one feed never interleave (SKIP LOCKED: a busy feed is skipped). */
-export async function lockConnectionForPull(q: Queryable, id: string): Promise<ProviderConnectionRecord | null> {
+/**
+ * Claims the connection's feed for one page when it is due: next_pull_at becomes `leaseUntil`,
+ * in one statement, so two pulls of one feed never overlap and no row lock is held while the
+ * provider answers. Null when inactive, backing off, or claimed by another pull.
+ */
+export async function claimFeedPull(q: Queryable, id: string, now: Date, leaseUntil: Date): Promise<ProviderConnectionRecord | null> {
   const result = await q.query<ProviderConnectionRecord>(
-    `SELECT ${connectionColumns} FROM provider_connections WHERE id = $1 AND active FOR UPDATE SKIP LOCKED`,
-    [id],
+    `UPDATE provider_connections SET next_pull_at = $3
+     WHERE id = $1 AND active AND (next_pull_at IS NULL OR next_pull_at <= $2)
+     RETURNING ${connectionColumns}`,
+    [id, now, leaseUntil],
   );
   return result.rows[0] ?? null;
+}
+
+/** Gives a claim back without a page (storing it failed): the feed is due again at once. */
+export async function releaseFeedPull(q: Queryable, id: string, leaseUntil: Date): Promise<void> {
+  await q.query(`UPDATE provider_connections SET next_pull_at = NULL WHERE id = $1 AND next_pull_at = $2`, [id, leaseUntil]);
 }
 
 /** Records a pull: the new cursor (only with its page committed in the same transaction), errors, back-off. */

@@ -1,13 +1,14 @@
 /**
  * Pulling from providers: a connection's change feed on a schedule, and one vehicle on demand
  * (refresh). Each page goes into the inbox exactly like a push; the feed cursor moves in the same
- * transaction that stores its page, so a crash never skips or repeats a page's worth of data.
+ * transaction that stores its page, so a crash never skips or repeats a page's worth of data. No
+ * transaction stays open while a provider answers: a feed is claimed with a short lease instead.
  */
 import { feedProviders, pullClients } from '../../providers/index.js';
 import type { ProviderConfig, PullOutcome } from '../../providers/types.js';
 import { insertInboxRow } from '../db/inbox.js';
 import { withTransaction, type Pool } from '../db/pool.js';
-import { findProviderConnection, listActiveConnections, lockConnectionForPull, recordPull } from '../db/provider-connections.js';
+import { claimFeedPull, findProviderConnection, listActiveConnections, recordPull, releaseFeedPull } from '../db/provider-connections.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
@@ -28,11 +29,14 @@ export interface PullDeps {
 const maxPagesPerPull = 20;
 /** After a failed pull the connection rests this long before the next try. */
 const failureBackoffMs = 60_000;
+/** A claimed feed page: longer than a provider request may take (30 s), so a crashed pull frees it soon. */
+const pullLeaseMs = 2 * 60_000;
 
 export interface FeedPullResult {
   pages: number;
   inboxIds: number[];
-  outcome: 'done' | 'busy' | 'waiting' | 'rate_limited' | 'failed' | 'inactive';
+  /** waiting: backing off, or another pull holds the feed. */
+  outcome: 'done' | 'waiting' | 'rate_limited' | 'failed' | 'inactive';
 }
 
 type PullStep = { outcome: FeedPullResult['outcome'] | 'more'; inboxId?: number };
@@ -40,36 +44,9 @@ type PullStep = { outcome: FeedPullResult['outcome'] | 'more'; inboxId?: number 
 export async function pullFeed(deps: PullDeps, connectionId: string): Promise<FeedPullResult> {
   const inboxIds: number[] = [];
   for (let page = 0; page < maxPagesPerPull; page++) {
-    const step = await withTransaction(deps.pool, async (tx): Promise<PullStep> => {
-      const connection = await lockConnectionForPull(tx, connectionId);
-      if (!connection) {
-        const exists = await findProviderConnection(tx, connectionId);
-        return { outcome: exists?.active ? 'busy' : 'inactive' };
-      }
-      const now = deps.now();
-      if (connection.nextPullAt && connection.nextPullAt > now) return { outcome: 'waiting' };
-      const client = pullClients[connection.provider as keyof typeof pullClients];
-      if (!client?.pullFeed) return { outcome: 'inactive' };
-      const config = decryptJson<ProviderConfig>(deps.secretsKey, connection.configCiphertext);
-      const pulled: PullOutcome = await client.pullFeed(config, connection.pullCursor, fetch);
-      if (!pulled.ok) {
-        const waitMs = pulled.kind === 'rate_limited' ? pulled.retryAfterMs : failureBackoffMs;
-        const error = pulled.kind === 'rate_limited' ? `rate limited; retrying after ${waitMs} ms` : pulled.message;
-        await recordPull(tx, connection.id, { cursor: connection.pullCursor, at: now, error, nextPullAt: new Date(now.getTime() + waitMs) });
-        deps.metrics.pulls.inc({ provider: connection.provider, outcome: pulled.kind });
-        return { outcome: pulled.kind };
-      }
-      const row = await insertInboxRow(tx, {
-        connectionId: connection.id, provider: connection.provider, contentType: pulled.page.contentType,
-        payload: pulled.page.body, cascade: true, refreshId: null,
-      });
-      await recordPull(tx, connection.id, { cursor: pulled.page.nextCursor, at: now, error: null, nextPullAt: null });
-      deps.metrics.pulls.inc({ provider: connection.provider, outcome: 'page' });
-      deps.metrics.inboxAccepted.inc({ provider: connection.provider });
-      return { outcome: pulled.page.hasMore ? 'more' : 'done', inboxId: row.id };
-    });
-    const inboxId = step.inboxId;
-    if (inboxId !== undefined) {
+    const step = await pullFeedPage(deps, connectionId);
+    if (step.inboxId !== undefined) {
+      const inboxId = step.inboxId;
       inboxIds.push(inboxId);
       await enqueueInboxRows(deps.queues, [inboxId]).catch((err: unknown) =>
         deps.log.warn({ err, inboxId }, 'enqueue failed; the recovery sweep will pick the row up'),
@@ -78,6 +55,48 @@ export async function pullFeed(deps: PullDeps, connectionId: string): Promise<Fe
     if (step.outcome !== 'more') return { pages: inboxIds.length, inboxIds, outcome: step.outcome };
   }
   return { pages: inboxIds.length, inboxIds, outcome: 'done' };
+}
+
+/**
+ * One page: claim the feed (a short lease), ask the provider with no transaction open, then store
+ * the page and move the cursor in one transaction.
+ */
+async function pullFeedPage(deps: PullDeps, connectionId: string): Promise<PullStep> {
+  const now = deps.now();
+  const leaseUntil = new Date(now.getTime() + pullLeaseMs);
+  const connection = await claimFeedPull(deps.pool, connectionId, now, leaseUntil);
+  if (!connection) {
+    const exists = await findProviderConnection(deps.pool, connectionId);
+    return { outcome: exists?.active ? 'waiting' : 'inactive' };
+  }
+  const client = pullClients[connection.provider as keyof typeof pullClients];
+  if (!client?.pullFeed) return { outcome: 'inactive' };
+  const config = decryptJson<ProviderConfig>(deps.secretsKey, connection.configCiphertext);
+  const pulled: PullOutcome = await client.pullFeed(config, connection.pullCursor, fetch);
+  if (!pulled.ok) {
+    const waitMs = pulled.kind === 'rate_limited' ? pulled.retryAfterMs : failureBackoffMs;
+    const error = pulled.kind === 'rate_limited' ? `rate limited; retrying after ${waitMs} ms` : pulled.message;
+    await recordPull(deps.pool, connection.id, { cursor: connection.pullCursor, at: now, error, nextPullAt: new Date(now.getTime() + waitMs) });
+    deps.metrics.pulls.inc({ provider: connection.provider, outcome: pulled.kind });
+    return { outcome: pulled.kind };
+  }
+  try {
+    const inboxId = await withTransaction(deps.pool, async (tx) => {
+      const row = await insertInboxRow(tx, {
+        connectionId: connection.id, provider: connection.provider, contentType: pulled.page.contentType,
+        payload: pulled.page.body, cascade: true, refreshId: null,
+      });
+      await recordPull(tx, connection.id, { cursor: pulled.page.nextCursor, at: now, error: null, nextPullAt: null });
+      return row.id;
+    });
+    deps.metrics.pulls.inc({ provider: connection.provider, outcome: 'page' });
+    deps.metrics.inboxAccepted.inc({ provider: connection.provider });
+    return { outcome: pulled.page.hasMore ? 'more' : 'done', inboxId };
+  } catch (error) {
+    // Nothing was stored and the cursor did not move; the next run asks for the same page.
+    await releaseFeedPull(deps.pool, connection.id, leaseUntil).catch(() => {});
+    throw error;
+  }
 }
 
 const schedulerPrefix = 'pull-';

@@ -62,6 +62,17 @@ describe('Samsara feed pulls', () => {
     expect(samsaraApi.requests.filter((r) => r.path === '/fleet/vehicles/stats/feed').at(-1)!.query.get('after')).toBe('c2');
   });
 
+  it('two pulls of one feed at once: one asks the provider, the other waits', async () => {
+    samsaraApi.on('GET /fleet/vehicles/stats/feed', () => ({ body: feedPage('p1', false, 1_000_000, '2026-11-20T09:00:00Z') }));
+    const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url });
+    const before = samsaraApi.requests.length;
+    const outcomes = await Promise.all([pullFeed(deps, connection.id), pullFeed(deps, connection.id)]);
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(['done', 'waiting']);
+    expect(samsaraApi.requests.length - before).toBe(1);
+    // The claim ends with the stored page: the feed is due again on the next schedule.
+    expect(await cursorOf(connection.id)).toMatchObject({ pull_cursor: 'p1', next_pull_at: null });
+  });
+
   it('keeps the cursor where it was when storing a page fails, and resumes from it', async () => {
     const connection = await createConnection(t, acme.id, 'samsara', { api_token: 'samsara-token', base_url: samsaraApi.url });
     samsaraApi.on('GET /fleet/vehicles/stats/feed', (request) =>
