@@ -6,6 +6,7 @@ RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
+COPY server ./server
 COPY providers ./providers
 COPY bench ./bench
 RUN npm run build
@@ -19,4 +20,4 @@ COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/main.js", "api"]
+CMD ["node", "dist/server/main.js", "api"]

@@ -14,7 +14,11 @@ async function seed(pool: import('../src/db/pool.js').Pool): Promise<{ key: stri
   const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Bench Fleet') RETURNING id`);
   const companyId = company.rows[0]!.id;
   const key = generateApiKey();
-  await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [companyId, key.prefix, key.hash]);
+  await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [
+    companyId,
+    key.prefix,
+    key.hash,
+  ]);
   // Realistic read-model rows: a full signal set, two alerts, per-signal times.
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider, provider_vehicle_id,
@@ -49,9 +53,18 @@ export async function benchApi(): Promise<Record<string, unknown>> {
   try {
     const hello = await startService('bench/hello-server.js', ['3901'], {}, 3901, '/');
     services.push(hello);
-    const api = await startService('src/main.js', ['api'], {
-      DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '10000000', ADMIN_TOKEN: '', DATABASE_POOL_SIZE: '10',
-    }, 3902, '/readyz');
+    const api = await startService(
+      'server/main.js',
+      ['api'],
+      {
+        DATABASE_URL: databaseUrl,
+        RATE_LIMIT_PER_MINUTE: '10000000',
+        ADMIN_TOKEN: '',
+        DATABASE_POOL_SIZE: '10',
+      },
+      3902,
+      '/readyz',
+    );
     services.push(api);
     const headers = { authorization: `Bearer ${key}` };
     const common = { connections, duration: durationSeconds, pipelining: 1 };
@@ -66,24 +79,41 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     results.vehicleById = await load({
       ...common,
       url: api.url,
-      requests: [{ method: 'GET', headers, setupRequest: (request) => ({ ...request, path: `/api/v1/vehicles/${ids[next++ % ids.length]}` }) }],
+      requests: [
+        {
+          method: 'GET',
+          headers,
+          setupRequest: (request) => ({ ...request, path: `/api/v1/vehicles/${ids[next++ % ids.length]}` }),
+        },
+      ],
     });
     results.vehicleList200 = await load({ ...common, url: `${api.url}/api/v1/vehicles?limit=200`, headers });
 
     const ceiling = results.helloWorld.requestsPerSecond;
-    printTable(`API read path, ${connections} connections, ${durationSeconds}s each, ${vehicleCount} vehicles`, Object.entries(results).map(([name, r]) => ({
-      route: name,
-      'req/s': r.requestsPerSecond,
-      'p50 ms': r.p50Ms,
-      'p99 ms': r.p99Ms,
-      'ratio to hello': (r.requestsPerSecond / ceiling).toFixed(3),
-      'non-2xx': r.non2xx,
-      errors: r.errors,
-    })));
+    printTable(
+      `API read path, ${connections} connections, ${durationSeconds}s each, ${vehicleCount} vehicles`,
+      Object.entries(results).map(([name, r]) => ({
+        route: name,
+        'req/s': r.requestsPerSecond,
+        'p50 ms': r.p50Ms,
+        'p99 ms': r.p99Ms,
+        'ratio to hello': (r.requestsPerSecond / ceiling).toFixed(3),
+        'non-2xx': r.non2xx,
+        errors: r.errors,
+      })),
+    );
     const byIdRatio = results.vehicleById.requestsPerSecond / ceiling;
     const verdict = byIdRatio >= 0.35 && results.vehicleById.p99Ms < 10 ? 'met' : 'missed';
     console.log(`target (by-id ≥ 0.35 × hello and p99 < 10 ms): ${verdict}`);
-    return { connections, durationSeconds, vehicleCount, results, byIdRatio, listRatio: results.vehicleList200.requestsPerSecond / ceiling, target: verdict };
+    return {
+      connections,
+      durationSeconds,
+      vehicleCount,
+      results,
+      byIdRatio,
+      listRatio: results.vehicleList200.requestsPerSecond / ceiling,
+      target: verdict,
+    };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
   }

@@ -48,22 +48,39 @@ async function ingestRate(withHealth: boolean): Promise<{ samples: number; secon
   const { connectionId, vehicleIds } = await seed(pool, secret);
   const batches = generateBatches(benchFleet(), ingestSamples, vehicleIds);
   const prefix = `{benchh${Date.now()}}`;
-  const env = { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: prefix,
+    SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
+    ADMIN_TOKEN: '',
+  };
   const services: Service[] = [];
   const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
   const healthQueue = new Queue('health', { connection: redis, prefix });
   try {
-    services.push(await startService('src/main.js', ['api'], env, 3921, '/readyz'));
-    services.push(await startService('src/main.js', ['worker', 'ingest', ...(withHealth ? ['health'] : [])], env, 3922, '/readyz'));
+    services.push(await startService('server/main.js', ['api'], env, 3921, '/readyz'));
+    services.push(
+      await startService(
+        'server/main.js',
+        ['worker', 'ingest', ...(withHealth ? ['health'] : [])],
+        env,
+        3922,
+        '/readyz',
+      ),
+    );
     const started = Date.now();
     let next = 0;
-    await Promise.all(Array.from({ length: pushConcurrency }, async () => {
-      while (next < batches.length) {
-        await pushBatch(services[0]!.url, connectionId, secret, batches[next++]!);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: pushConcurrency }, async () => {
+        while (next < batches.length) {
+          await pushBatch(services[0]!.url, connectionId, secret, batches[next++]!);
+        }
+      }),
+    );
     for (;;) {
-      const pending = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`)).rows[0]!.n;
+      const pending = (
+        await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`)
+      ).rows[0]!.n;
       const counts = withHealth ? await healthQueue.getJobCounts('waiting', 'active', 'prioritized') : {};
       if (pending === 0 && Object.values(counts).every((n) => n === 0)) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -92,16 +109,35 @@ export async function benchHealth(): Promise<Record<string, unknown>> {
   const addedMicrosPerSample = (withRules.seconds / withRules.samples - without.seconds / without.samples) * 1e6;
 
   printTable(`Health sweep over ${sweepVehicles.toLocaleString()} vehicles (pages of 500, one transaction each)`, [
-    { sweep: 'first (feeds each vehicle its samples, creates the state)', 'evaluations/s': Math.round(first.evaluated / first.seconds), seconds: first.seconds.toFixed(1) },
-    { sweep: 'steady (no new samples: time-based conditions only)', 'evaluations/s': Math.round(steady.evaluated / steady.seconds), seconds: steady.seconds.toFixed(1) },
+    {
+      sweep: 'first (feeds each vehicle its samples, creates the state)',
+      'evaluations/s': Math.round(first.evaluated / first.seconds),
+      seconds: first.seconds.toFixed(1),
+    },
+    {
+      sweep: 'steady (no new samples: time-based conditions only)',
+      'evaluations/s': Math.round(steady.evaluated / steady.seconds),
+      seconds: steady.seconds.toFixed(1),
+    },
   ]);
   printTable(`Ingestion of ${ingestSamples.toLocaleString()} samples with and without the health stage`, [
     { path: 'ingest only (readings + state)', 'samples/s': without.rate, seconds: without.seconds.toFixed(1) },
-    { path: 'ingest + health rules (until every evaluation is written)', 'samples/s': withRules.rate, seconds: withRules.seconds.toFixed(1) },
+    {
+      path: 'ingest + health rules (until every evaluation is written)',
+      'samples/s': withRules.rate,
+      seconds: withRules.seconds.toFixed(1),
+    },
   ]);
-  console.log(`rules add ${addedMicrosPerSample.toFixed(1)} µs per sample of end-to-end time (${((1 - withRules.rate / without.rate) * 100).toFixed(0)} % of throughput)`);
+  console.log(
+    `rules add ${addedMicrosPerSample.toFixed(1)} µs per sample of end-to-end time (${((1 - withRules.rate / without.rate) * 100).toFixed(0)} % of throughput)`,
+  );
   return {
-    sweep: { vehicles: sweepVehicles, first, steady, steadyEvaluationsPerSecond: Math.round(steady.evaluated / steady.seconds) },
+    sweep: {
+      vehicles: sweepVehicles,
+      first,
+      steady,
+      steadyEvaluationsPerSecond: Math.round(steady.evaluated / steady.seconds),
+    },
     ingest: { without, withRules, addedMicrosPerSample },
   };
 }

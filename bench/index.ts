@@ -9,7 +9,12 @@ import { writeResult } from './support.js';
 import { benchWebhooks } from './webhooks.js';
 
 /** Each bench gets the command-line options (e.g. `--readings 200000` for ingest, `--events 20000` for webhooks). */
-const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = { api: benchApi, ingest: benchIngest, health: benchHealth, webhooks: benchWebhooks };
+const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
+  api: benchApi,
+  ingest: benchIngest,
+  health: benchHealth,
+  webhooks: benchWebhooks,
+};
 
 const args = process.argv.slice(2);
 const requested = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
@@ -21,6 +26,8 @@ for (const name of names) {
     process.exit(2);
   }
   const result = await bench(args);
-  console.log(`results written to ${writeResult(name, { bench: name, at: new Date().toISOString(), node: process.version, ...result })}`);
+  console.log(
+    `results written to ${writeResult(name, { bench: name, at: new Date().toISOString(), node: process.version, ...result })}`,
+  );
 }
 process.exit(0);

@@ -71,7 +71,13 @@ export async function seed(pool: Pool, secret: string): Promise<{ connectionId: 
   await pool.query(
     `INSERT INTO vehicles (company_id, name, vin, telematics_provider, provider_connection_id, provider_vehicle_id)
      SELECT $1, v.name, v.vin, 'simulator', $2, v.id FROM unnest($3::text[], $4::text[], $5::text[]) AS v(id, name, vin)`,
-    [company.rows[0]!.id, connection.rows[0]!.id, fleet.vehicles.map((v) => v.providerVehicleId), fleet.vehicles.map((v) => v.name), fleet.vehicles.map((v) => v.vin)],
+    [
+      company.rows[0]!.id,
+      connection.rows[0]!.id,
+      fleet.vehicles.map((v) => v.providerVehicleId),
+      fleet.vehicles.map((v) => v.name),
+      fleet.vehicles.map((v) => v.vin),
+    ],
   );
   return { connectionId: connection.rows[0]!.id, vehicleIds: fleet.vehicles.map((v) => v.providerVehicleId) };
 }
@@ -91,23 +97,34 @@ function percentile(sorted: number[], p: number): number {
 async function copyCeiling(pool: Pool, until: Date): Promise<{ rows: number; seconds: number }> {
   await pool.query(`CREATE TABLE readings_bare (LIKE readings INCLUDING ALL) PARTITION BY RANGE (recorded_at)`);
   await pool.query(`CREATE TABLE readings_bare_default PARTITION OF readings_bare DEFAULT`);
-  const months = await pool.query<{ name: string }>(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'readings'::regclass AND inhrelid::regclass::text <> 'readings_default'`);
+  const months = await pool.query<{ name: string }>(
+    `SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'readings'::regclass AND inhrelid::regclass::text <> 'readings_default'`,
+  );
   for (const { name } of months.rows) {
     const month = name.replace('readings_', '').replace('_', '-');
-    await pool.query(`CREATE TABLE ${name}_bare PARTITION OF readings_bare FOR VALUES FROM ('${month}-01') TO (('${month}-01'::date + interval '1 month'))`);
+    await pool.query(
+      `CREATE TABLE ${name}_bare PARTITION OF readings_bare FOR VALUES FROM ('${month}-01') TO (('${month}-01'::date + interval '1 month'))`,
+    );
   }
   // The exact rows the pipeline stored, as COPY text, read before the clock starts.
   const client = await pool.connect();
   const chunks: Buffer[] = [];
   const select = `SELECT vehicle_id, signal, recorded_at, value_num, value_json, source FROM readings WHERE received_at < '${until.toISOString()}'`;
-  await pipeline(client.query(copyStreams.to(`COPY (${select}) TO STDOUT`)), async function* (source) {
+  await pipeline(client.query(copyStreams.to(`COPY (${select}) TO STDOUT`)), async function (source) {
     for await (const chunk of source) chunks.push(chunk as Buffer);
   });
   const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
   const started = process.hrtime.bigint();
   for (let i = 0; i < lines.length; i += copyBatchRows) {
     const batch = `${lines.slice(i, i + copyBatchRows).join('\n')}\n`;
-    await pipeline(Readable.from([batch]), client.query(copyStreams.from(`COPY readings_bare (vehicle_id, signal, recorded_at, value_num, value_json, source) FROM STDIN`)));
+    await pipeline(
+      Readable.from([batch]),
+      client.query(
+        copyStreams.from(
+          `COPY readings_bare (vehicle_id, signal, recorded_at, value_num, value_json, source) FROM STDIN`,
+        ),
+      ),
+    );
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   client.release();
@@ -124,16 +141,22 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
   const fleet = benchFleet();
   const batches = generateBatches(fleet, target, vehicleIds);
   const prefix = `{bench${Date.now()}}`;
-  const env = { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: prefix,
+    SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
+    ADMIN_TOKEN: '',
+  };
 
   const services: Service[] = [];
   try {
-    const api = await startService('src/main.js', ['api'], env, 3911, '/readyz');
+    const api = await startService('server/main.js', ['api'], env, 3911, '/readyz');
     services.push(api);
-    const worker = await startService('src/main.js', ['worker', 'ingest'], env, 3912, '/readyz');
+    const worker = await startService('server/main.js', ['worker', 'ingest'], env, 3912, '/readyz');
     services.push(worker);
 
-    const memory: Array<{ progress: string; api: ReturnType<typeof memoryOf>; worker: ReturnType<typeof memoryOf> }> = [];
+    const memory: Array<{ progress: string; api: ReturnType<typeof memoryOf>; worker: ReturnType<typeof memoryOf> }> =
+      [];
     const sentAt = new Map<number, number>();
     let pushed = 0;
     const checkpoints = [0.25, 0.5, 0.75, 1];
@@ -142,18 +165,27 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       sentAt.set(await pushBatch(api.url, connectionId, secret, batch), sendTime);
       pushed++;
       while (checkpoints.length > 0 && pushed / batches.length >= checkpoints[0]!) {
-        memory.push({ progress: `${checkpoints.shift()! * 100}% pushed`, api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });
+        memory.push({
+          progress: `${checkpoints.shift()! * 100}% pushed`,
+          api: memoryOf(api.process.pid!),
+          worker: memoryOf(worker.process.pid!),
+        });
       }
     };
     const waitVisible = async () => {
       for (;;) {
-        const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`);
+        const { rows } = await pool.query<{ n: number }>(
+          `SELECT count(*) AS n FROM ingest_inbox WHERE processed_at IS NULL`,
+        );
         if (rows[0]!.n === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
     const latenciesSince = async (firstId: number) => {
-      const { rows } = await pool.query<{ id: number; processedAt: Date }>(`SELECT id, processed_at AS "processedAt" FROM ingest_inbox WHERE id >= $1`, [firstId]);
+      const { rows } = await pool.query<{ id: number; processedAt: Date }>(
+        `SELECT id, processed_at AS "processedAt" FROM ingest_inbox WHERE id >= $1`,
+        [firstId],
+      );
       return {
         finished: Math.max(...rows.map((r) => r.processedAt.getTime())),
         latencies: rows.map((r) => r.processedAt.getTime() - sentAt.get(r.id)!).sort((a, b) => a - b),
@@ -163,9 +195,11 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     // Phase 1, throughput: push as fast as the API accepts; the worker drains the backlog.
     let next = 0;
     const started = Date.now();
-    await Promise.all(Array.from({ length: pushConcurrency }, async () => {
-      while (next < batches.length) await pushOne(batches[next++]!);
-    }));
+    await Promise.all(
+      Array.from({ length: pushConcurrency }, async () => {
+        while (next < batches.length) await pushOne(batches[next++]!);
+      }),
+    );
     const pushSeconds = (Date.now() - started) / 1000;
     await waitVisible();
     const saturated = await latenciesSince(0);
@@ -180,10 +214,12 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     const firstPacedId = Math.max(...sentAt.keys()) + 1;
     const intervalMs = 10_000 / paced.length;
     const pacedStart = Date.now();
-    await Promise.all(paced.map(async (batch, i) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + i * intervalMs - Date.now())));
-      await pushOne(batch);
-    }));
+    await Promise.all(
+      paced.map(async (batch, i) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + i * intervalMs - Date.now())));
+        await pushOne(batch);
+      }),
+    );
     await waitVisible();
     const unloaded = await latenciesSince(firstPacedId);
 
@@ -191,24 +227,51 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     const copyRate = Math.round(copy.rows / copy.seconds);
     const ratio = e2eRate / copyRate;
 
-    printTable(`Ingestion, ${stored.toLocaleString()} readings from ${batches.length} pushes of ${readingsPerPush} vehicle readings, ${pushConcurrency} concurrent`, [
-      { path: 'end to end (push → inbox → worker → readings + state)', 'readings/s': e2eRate, seconds: e2eSeconds.toFixed(1) },
-      { path: 'raw COPY of the same rows (10k-row batches)', 'readings/s': copyRate, seconds: copy.seconds.toFixed(1) },
-    ]);
+    printTable(
+      `Ingestion, ${stored.toLocaleString()} readings from ${batches.length} pushes of ${readingsPerPush} vehicle readings, ${pushConcurrency} concurrent`,
+      [
+        {
+          path: 'end to end (push → inbox → worker → readings + state)',
+          'readings/s': e2eRate,
+          seconds: e2eSeconds.toFixed(1),
+        },
+        {
+          path: 'raw COPY of the same rows (10k-row batches)',
+          'readings/s': copyRate,
+          seconds: copy.seconds.toFixed(1),
+        },
+      ],
+    );
     console.log(`ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ 0.3: ${ratio >= 0.3 ? 'met' : 'missed'})`);
     console.log(`all pushes accepted in ${pushSeconds.toFixed(1)} s (the worker then drains the backlog)`);
-    console.log(`push-to-visible latency at 50 % of max rate: p50 ${percentile(unloaded.latencies, 50)} ms, p99 ${percentile(unloaded.latencies, 99)} ms`);
-    console.log(`push-to-visible latency under the saturating burst (queueing included): p50 ${percentile(saturated.latencies, 50)} ms, p99 ${percentile(saturated.latencies, 99)} ms`);
-    printTable('Memory (MiB) as the volume grows', memory.map((m) => ({
-      point: m.progress, 'api rss': m.api.rssMiB, 'api peak': m.api.peakMiB, 'worker rss': m.worker.rssMiB, 'worker peak': m.worker.peakMiB,
-    })));
+    console.log(
+      `push-to-visible latency at 50 % of max rate: p50 ${percentile(unloaded.latencies, 50)} ms, p99 ${percentile(unloaded.latencies, 99)} ms`,
+    );
+    console.log(
+      `push-to-visible latency under the saturating burst (queueing included): p50 ${percentile(saturated.latencies, 50)} ms, p99 ${percentile(saturated.latencies, 99)} ms`,
+    );
+    printTable(
+      'Memory (MiB) as the volume grows',
+      memory.map((m) => ({
+        point: m.progress,
+        'api rss': m.api.rssMiB,
+        'api peak': m.api.peakMiB,
+        'worker rss': m.worker.rssMiB,
+        'worker peak': m.worker.peakMiB,
+      })),
+    );
     return {
-      readings: stored, pushes: batches.length, e2eReadingsPerSecond: e2eRate, copyReadingsPerSecond: copyRate, ratio,
+      readings: stored,
+      pushes: batches.length,
+      e2eReadingsPerSecond: e2eRate,
+      copyReadingsPerSecond: copyRate,
+      ratio,
       latencyMs: {
         atHalfRate: { p50: percentile(unloaded.latencies, 50), p99: percentile(unloaded.latencies, 99) },
         saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
       },
-      memory, target: ratio >= 0.3 ? 'met' : 'missed',
+      memory,
+      target: ratio >= 0.3 ? 'met' : 'missed',
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));

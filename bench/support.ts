@@ -38,9 +38,21 @@ export interface Service {
 }
 
 /** Starts `node <script> <args>` with extra env and waits until `readyPath` answers 200. */
-export async function startService(script: string, args: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Service> {
+export async function startService(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+): Promise<Service> {
   const url = `http://127.0.0.1:${port}`;
-  if (await fetch(url).then(() => true, () => false)) throw new Error(`port ${port} is already in use: stop what listens there first`);
+  if (
+    await fetch(url).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`port ${port} is already in use: stop what listens there first`);
   const child = spawn(process.execPath, [join(projectRoot, 'dist', script), ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -48,16 +60,20 @@ export async function startService(script: string, args: string[], env: Record<s
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}${readyPath}`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}${readyPath}`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) {
       return {
         url,
         process: child,
-        stop: () => new Promise((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
       };
     }
     await new Promise((resolve) => setTimeout(resolve, 200));

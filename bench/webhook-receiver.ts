@@ -25,7 +25,16 @@ const server = createServer((request, response) => {
   if (request.method === 'GET' && request.url === '/stats') {
     const sorted = [...latenciesMs].sort((a, b) => a - b);
     response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ received, invalid, connections, distinctEvents: eventIds.size, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) }));
+    response.end(
+      JSON.stringify({
+        received,
+        invalid,
+        connections,
+        distinctEvents: eventIds.size,
+        p50Ms: percentile(sorted, 50),
+        p99Ms: percentile(sorted, 99),
+      }),
+    );
     return;
   }
   if (request.method === 'POST' && request.url === '/reset') {

@@ -49,7 +49,8 @@ async function waitForDeliveries(url: string, expected: number, timeoutMs: numbe
   for (;;) {
     const stats = await receiverStats(url);
     if (stats.received >= expected) return stats;
-    if (Date.now() > deadline) throw new Error(`only ${stats.received} of ${expected} deliveries arrived in ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${stats.received} of ${expected} deliveries arrived in ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -57,25 +58,51 @@ async function waitForDeliveries(url: string, expected: number, timeoutMs: numbe
 /** A company with one vehicle (home yard), one real run and a subscription to every run event. */
 async function seed(pool: Pool, receiverUrl: string): Promise<{ companyId: string; payload: WebhookRun }> {
   return withTransaction(pool, async (tx) => {
-    const company = await tx.query<{ id: string }>(`INSERT INTO companies (name, external_ids) VALUES ('Webhook Bench', '{"shopmonkey":"cus_1"}') RETURNING id`);
+    const company = await tx.query<{ id: string }>(
+      `INSERT INTO companies (name, external_ids) VALUES ('Webhook Bench', '{"shopmonkey":"cus_1"}') RETURNING id`,
+    );
     const companyId = company.rows[0]!.id;
     const vehicle = await insertVehicle(tx, companyId, {
-      name: 'Van 7', vin: '1FTBW3XM6HKA00007', licensePlate: 'BENCH-7', make: 'Ford', model: 'Transit', year: 2022,
-      telematicsProvider: null, providerVehicleId: null, providerConnectionId: null, homeLocationId: null, linkBroken: null,
+      name: 'Van 7',
+      vin: '1FTBW3XM6HKA00007',
+      licensePlate: 'BENCH-7',
+      make: 'Ford',
+      model: 'Transit',
+      year: 2022,
+      telematicsProvider: null,
+      providerVehicleId: null,
+      providerConnectionId: null,
+      homeLocationId: null,
+      linkBroken: null,
     });
     const { runId } = await submitServiceRequest(tx, companyId, {
-      vehicleId: vehicle.id, title: 'Brake inspection', description: 'Squeal from the front axle', preferredStart: null, preferredEnd: null,
+      vehicleId: vehicle.id,
+      title: 'Brake inspection',
+      description: 'Squeal from the front axle',
+      preferredStart: null,
+      preferredEnd: null,
       items: [{ title: 'Brake inspection', description: null, type: 'brake_inspection' }],
       customer: { name: 'Ana Lopez', email: 'ana@example.com', phone: null, address: null, display_address: null },
       location: {
-        name: 'North yard', street1: '9 Depot Rd', street2: null, city: 'Joliet', state: 'IL', postalCode: '60431', country: 'US',
-        displayAddress: null, latitude: 41.53, longitude: -88.09,
+        name: 'North yard',
+        street1: '9 Depot Rd',
+        street2: null,
+        city: 'Joliet',
+        state: 'IL',
+        postalCode: '60431',
+        country: 'US',
+        displayAddress: null,
+        latitude: 41.53,
+        longitude: -88.09,
       },
     });
     // The seed's own run.created is not part of the measurement.
     await tx.query(`UPDATE webhook_events SET relayed_at = now()`);
     await insertSubscription(tx, {
-      companyId, url: `${receiverUrl}/hooks/fleet`, events: [...runEventKinds], secretCiphertext: encryptSecret(benchConfig.secretsKey, secret),
+      companyId,
+      url: `${receiverUrl}/hooks/fleet`,
+      events: [...runEventKinds],
+      secretCiphertext: encryptSecret(benchConfig.secretsKey, secret),
     });
     return { companyId, payload: await webhookRunOf(tx, companyId, runId) };
   });
@@ -86,34 +113,59 @@ async function rawLoop(receiverUrl: string, payload: WebhookRun, count: number):
   const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
   const target = new URL(`${receiverUrl}/hooks/fleet`);
   const dataJson = JSON.stringify(payload);
-  const send = () => new Promise<void>((resolve, reject) => {
-    const body = webhookEnvelopeBytes('run.completed', randomUUID(), new Date(), dataJson);
-    const req = request(target, {
-      method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': body.length, 'service-signature': signCoreBody(secret, body, Math.floor(Date.now() / 1000)) },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`))));
+  const send = () =>
+    new Promise<void>((resolve, reject) => {
+      const body = webhookEnvelopeBytes('run.completed', randomUUID(), new Date(), dataJson);
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'service-signature': signCoreBody(secret, body, Math.floor(Date.now() / 1000)),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 204 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
   let sent = 0;
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (sent < count) {
-      sent++;
-      await send();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (sent < count) {
+        sent++;
+        await send();
+      }
+    }),
+  );
   agent.destroy();
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 /** One transaction of `size` outbox events, then the relay request a committed run change makes. */
-async function writeEventBatch(pool: Pool, queues: Queues, companyId: string, payload: WebhookRun, size: number, firstIndex: number): Promise<void> {
+async function writeEventBatch(
+  pool: Pool,
+  queues: Queues,
+  companyId: string,
+  payload: WebhookRun,
+  size: number,
+  firstIndex: number,
+): Promise<void> {
   const events = Array.from({ length: size }, (_, i) => ({
-    companyId, runId: payload.id, kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!, payload, subscriptionId: null,
+    companyId,
+    runId: payload.id,
+    kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!,
+    payload,
+    subscriptionId: null,
   }));
   await withTransaction(pool, (tx) => insertWebhookEvents(tx, events));
   await requestRelay(queues);
@@ -128,7 +180,13 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
   const queues = new Queues(redis, prefix);
   const services: Service[] = [];
   try {
-    const receiver = await startService('bench/webhook-receiver.js', [String(receiverPort), secret], {}, receiverPort, '/stats');
+    const receiver = await startService(
+      'bench/webhook-receiver.js',
+      [String(receiverPort), secret],
+      {},
+      receiverPort,
+      '/stats',
+    );
     services.push(receiver);
     const { companyId, payload } = await seed(pool, receiver.url);
 
@@ -136,7 +194,8 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     console.log(`sending ${count.toLocaleString()} signed POSTs from a plain loop…`);
     const rawSeconds = await rawLoop(receiver.url, payload, count);
     const raw = await receiverStats(receiver.url);
-    if (raw.received !== count || raw.invalid !== 0) throw new Error(`raw loop: ${raw.received} received, ${raw.invalid} invalid`);
+    if (raw.received !== count || raw.invalid !== 0)
+      throw new Error(`raw loop: ${raw.received} received, ${raw.invalid} invalid`);
     const rawRate = Math.round(count / rawSeconds);
 
     // 2. The real path from a backlog: the events are committed to the outbox while the queue is
@@ -144,10 +203,13 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     //    clock starts and the queue resumes: relay → delivery jobs → worker → receiver.
     await fetch(`${receiver.url}/reset`, { method: 'POST' });
     const env = {
-      DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix, SECRETS_KEY: benchConfig.secretsKey.toString('hex'), ADMIN_TOKEN: '',
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: prefix,
+      SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
+      ADMIN_TOKEN: '',
       WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
     };
-    const worker = await startService('src/main.js', ['worker', 'webhooks'], env, workerPort, '/readyz');
+    const worker = await startService('server/main.js', ['worker', 'webhooks'], env, workerPort, '/readyz');
     services.push(worker);
     const webhooksQueue = queues.queue('webhooks');
     await webhooksQueue.pause();
@@ -164,10 +226,14 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     const pipelineSeconds = (Date.now() - started) / 1000;
     const pipelineRate = Math.round(count / pipelineSeconds);
     // The receiver can have a delivery a moment before its job records the attempt.
-    while ((await pool.query(`SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT 1`)).rowCount) {
+    while (
+      (await pool.query(`SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT 1`)).rowCount
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const settled = await pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`);
+    const settled = await pool.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`,
+    );
 
     // 3. Latency: events written at half the measured rate for 10 s, in 20 small transactions a second.
     await fetch(`${receiver.url}/reset`, { method: 'POST' });
@@ -176,22 +242,52 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     const pacedStart = Date.now();
     for (let tick = 0; tick * perTick < pacedCount; tick++) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + tick * 50 - Date.now())));
-      await writeEventBatch(pool, queues, companyId, payload, Math.min(perTick, pacedCount - tick * perTick), tick * perTick);
+      await writeEventBatch(
+        pool,
+        queues,
+        companyId,
+        payload,
+        Math.min(perTick, pacedCount - tick * perTick),
+        tick * perTick,
+      );
     }
     const paced = await waitForDeliveries(receiver.url, pacedCount, 120_000);
 
     const ratio = pipelineRate / rawRate;
-    printTable(`Core webhook delivery, ${count.toLocaleString()} events, one receiver on 127.0.0.1 verifying every signature`, [
-      { path: 'raw signed POST loop (64 in flight)', 'deliveries/s': rawRate, seconds: rawSeconds.toFixed(1), connections: raw.connections },
-      { path: 'outbox → relay → queue → worker → receiver', 'deliveries/s': pipelineRate, seconds: pipelineSeconds.toFixed(1), connections: drained.connections },
-    ]);
+    printTable(
+      `Core webhook delivery, ${count.toLocaleString()} events, one receiver on 127.0.0.1 verifying every signature`,
+      [
+        {
+          path: 'raw signed POST loop (64 in flight)',
+          'deliveries/s': rawRate,
+          seconds: rawSeconds.toFixed(1),
+          connections: raw.connections,
+        },
+        {
+          path: 'outbox → relay → queue → worker → receiver',
+          'deliveries/s': pipelineRate,
+          seconds: pipelineSeconds.toFixed(1),
+          connections: drained.connections,
+        },
+      ],
+    );
     console.log(`ratio pipeline / raw loop: ${ratio.toFixed(3)} (target ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'missed'})`);
-    console.log(`outbox writes before the clock: ${Math.round(count / writeSeconds).toLocaleString()} events/s in transactions of ${eventsPerTransaction}`);
+    console.log(
+      `outbox writes before the clock: ${Math.round(count / writeSeconds).toLocaleString()} events/s in transactions of ${eventsPerTransaction}`,
+    );
     console.log(`deliveries by status: ${settled.rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
-    console.log(`every delivery verified, each event once: ${drained.invalid === 0 && drained.distinctEvents === count ? 'yes' : `no (${drained.invalid} invalid, ${drained.distinctEvents} distinct)`}`);
-    console.log(`event-to-delivery latency at 50 % of max rate (${pacedCount.toLocaleString()} events over 10 s): p50 ${paced.p50Ms} ms, p99 ${paced.p99Ms} ms`);
+    console.log(
+      `every delivery verified, each event once: ${drained.invalid === 0 && drained.distinctEvents === count ? 'yes' : `no (${drained.invalid} invalid, ${drained.distinctEvents} distinct)`}`,
+    );
+    console.log(
+      `event-to-delivery latency at 50 % of max rate (${pacedCount.toLocaleString()} events over 10 s): p50 ${paced.p50Ms} ms, p99 ${paced.p99Ms} ms`,
+    );
     return {
-      events: count, rawDeliveriesPerSecond: rawRate, pipelineDeliveriesPerSecond: pipelineRate, ratio, outboxEventsPerSecond: Math.round(count / writeSeconds),
+      events: count,
+      rawDeliveriesPerSecond: rawRate,
+      pipelineDeliveriesPerSecond: pipelineRate,
+      ratio,
+      outboxEventsPerSecond: Math.round(count / writeSeconds),
       deliveriesByStatus: Object.fromEntries(settled.rows.map((r) => [r.status, r.n])),
       latencyMs: { atHalfRate: { p50: paced.p50Ms, p99: paced.p99Ms } },
       target: ratio >= 0.5 ? 'met' : 'missed',

@@ -5,7 +5,7 @@
  * Payloads it normalizes, JSON-RPC responses from `POST {server}/apiv1`:
  * - `GetFeed`: `{"result": {"toVersion": "...", "data": [...]}}`; `toVersion` is the next cursor
  *   (the wrapper keys are UNCONFIRMED in the notes);
- * - `Get`: `{"result": [...]}`;
+ * - `Get`: `{"result": [...]}`, and `ExecuteMultiCall` of Gets: `{"result": [[...], [...]]}`;
  * - an error: `{"error": {name, message, errors[]}}` → not ok.
  *
  * Records carry no type name, so the type is told by its fields:
@@ -16,13 +16,16 @@
  * Entity shapes and most diagnostic ids are 3rd-party (notes §2.2, §8).
  */
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
+import { requiredKeys } from './connection.js';
 import type { NormalizeResult, ProviderAdapter, RawPayload } from './types.js';
 import { SampleCollector, checkSignal, finiteNumber, isObject, parseJson, parseTime } from './values.js';
 
 /** An entity reference: `{id}` as Geotab serializes it, or a bare id string. */
 function refId(value: unknown): string {
   const id = isObject(value) ? value.id : value;
-  return (typeof id === 'string' && id.trim() !== '') || (typeof id === 'number' && Number.isFinite(id)) ? String(id) : '';
+  return (typeof id === 'string' && id.trim() !== '') || (typeof id === 'number' && Number.isFinite(id))
+    ? String(id)
+    : '';
 }
 
 function divided(value: unknown, divisor: number): unknown {
@@ -44,7 +47,10 @@ const statusDiagnostics: Record<string, { signal: string; convert: (value: unkno
   DiagnosticGoDeviceVoltageId: { signal: 'battery_voltage', convert: (v) => v }, // V
   DiagnosticEngineCoolantTemperatureId: { signal: 'coolant_temp_c', convert: (v) => v }, // °C
   // 0 = off, 1 = on; anything else is passed on and skipped as an unknown engine state.
-  DiagnosticIgnitionId: { signal: 'engine_state', convert: (v) => (finiteNumber(v) === 0 ? 'off' : finiteNumber(v) === 1 ? 'on' : v) },
+  DiagnosticIgnitionId: {
+    signal: 'engine_state',
+    convert: (v) => (finiteNumber(v) === 0 ? 'off' : finiteNumber(v) === 1 ? 'on' : v),
+  },
 };
 
 /**
@@ -68,7 +74,12 @@ const ruleKinds: Record<string, ProviderEventKind> = {
 /** FaultData states that mean the fault is no longer present (FaultState enum, UNCONFIRMED spelling). */
 const clearedFaultStates = new Set(['inactive', 'cleared', 'none']);
 
-function normalizeStatusData(collector: SampleCollector, device: string, diagnostic: string, record: Record<string, unknown>): void {
+function normalizeStatusData(
+  collector: SampleCollector,
+  device: string,
+  diagnostic: string,
+  record: Record<string, unknown>,
+): void {
   const recordedAt = parseTime(record.dateTime);
   const status = statusDiagnostics[diagnostic];
   if (status) {
@@ -88,7 +99,12 @@ function normalizeStatusData(collector: SampleCollector, device: string, diagnos
  * a cleared one an empty list. The lamp turns `check_engine_light` on; a record with the lamp off
  * says nothing about other faults, so it does not turn the light off.
  */
-function normalizeFaultData(collector: SampleCollector, device: string, diagnostic: string, record: Record<string, unknown>): void {
+function normalizeFaultData(
+  collector: SampleCollector,
+  device: string,
+  diagnostic: string,
+  record: Record<string, unknown>,
+): void {
   const recordedAt = parseTime(record.dateTime);
   const mil = record.malfunctionLamp === true;
   const cleared = typeof record.faultState === 'string' && clearedFaultStates.has(record.faultState.toLowerCase());
@@ -128,7 +144,8 @@ function normalizeRecord(collector: SampleCollector, events: ProviderEvent[], re
   }
   const diagnostic = refId(record.diagnostic);
   if (diagnostic && 'data' in record) normalizeStatusData(collector, device, diagnostic, record);
-  else if (diagnostic && ('faultState' in record || 'malfunctionLamp' in record)) normalizeFaultData(collector, device, diagnostic, record);
+  else if (diagnostic && ('faultState' in record || 'malfunctionLamp' in record))
+    normalizeFaultData(collector, device, diagnostic, record);
   else collector.skip('record of unknown type');
 }
 
@@ -136,7 +153,8 @@ function normalizeRecord(collector: SampleCollector, events: ProviderEvent[], re
 export function geotabErrorText(error: unknown): string {
   if (!isObject(error)) return String(error);
   const parts = [error.name, error.message, isObject(error.data) ? error.data.type : undefined];
-  for (const inner of Array.isArray(error.errors) ? error.errors : []) if (isObject(inner)) parts.push(inner.name, inner.message);
+  for (const inner of Array.isArray(error.errors) ? error.errors : [])
+    if (isObject(inner)) parts.push(inner.name, inner.message);
   return [...new Set(parts.filter((part): part is string => typeof part === 'string' && part !== ''))].join(': ');
 }
 
@@ -145,12 +163,13 @@ export function normalizeGeotab(raw: RawPayload): NormalizeResult {
   if (!parsed.ok) return { ok: false, reason: 'body is not JSON' };
   const body = parsed.value;
   if (!isObject(body)) return { ok: false, reason: 'expected a JSON-RPC response {"result": ...}' };
-  if (body.error !== undefined && body.error !== null) return { ok: false, reason: `JSON-RPC error: ${geotabErrorText(body.error)}` };
+  if (body.error !== undefined && body.error !== null)
+    return { ok: false, reason: `JSON-RPC error: ${geotabErrorText(body.error)}` };
   const result = body.result;
   let records: unknown[];
   let cursor: { nextCursor?: string } = {};
   if (Array.isArray(result)) {
-    records = result;
+    records = result.flat();
   } else if (isObject(result) && Array.isArray(result.data)) {
     records = result.data;
     if (typeof result.toVersion === 'string' && result.toVersion !== '') cursor = { nextCursor: result.toVersion };
@@ -165,7 +184,12 @@ export function normalizeGeotab(raw: RawPayload): NormalizeResult {
 
 export const geotab: ProviderAdapter = {
   id: 'geotab',
-  verifyPush: null,
   normalize: (raw: RawPayload) => normalizeGeotab(raw),
   refresh: 'supported',
+  push: null,
+  connection: {
+    // Geotab has many servers (https://<server>), so there is no default base URL.
+    problems: (config) => requiredKeys(config, ['base_url', 'database', 'username', 'password'], 'for Geotab'),
+    pullsFeed: () => true,
+  },
 };

@@ -16,7 +16,11 @@
  *    location records, `{"vehicle_locations": [...]}` whose entries are location records or
  *    `{"vehicle_location": {...}}`, or `{"vehicle": {current_location}}`. A location record uses
  *    the same field names as `current_location`.
- * 3. Company webhooks (§3.1). The event type is read from `action`. Body shapes are
+ * 3. The `GET /v1/fault_codes` list (motive.client.ts, Motive's developer guide):
+ *      {"fault_codes": [{"fault_code": {"code", "status", "first_observed_at", "last_observed_at",
+ *       "fmi", "network", "vehicle": {"id"}, ...}}], "pagination": {...}}
+ *    and the `GET /v1/driver_performance_events` list below.
+ * 4. Company webhooks (§3.1). The event type is read from `action`. Body shapes are
  *    [UNCONFIRMED]; the notes only name the event types, so these are assumed:
  *    - `vehicle_location_updated`: `{"action", "vehicle": {"id", "metric_units", "current_location": {...}}}`,
  *      or flat `{"action", "vehicle_id", "located_at", "lat", "lon", ...}` (a `current_location`
@@ -38,11 +42,11 @@
  */
 import { kmPerMile } from '../src/domain/units.js';
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
+import { pushOrPullCredentials } from './connection.js';
+import { bodyReplayKey, jsonBodyProblem } from './push.js';
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
 import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
-
-/** Statute mile in km (exact by definition); also mph → km/h. */
 
 /** Page size the client asks for; Motive does not document a maximum (§7). */
 export const motivePerPage = 100;
@@ -61,7 +65,9 @@ export function verifyMotiveSignature(request: PushRequest, secret: string): Ver
   const signature = given.trim();
   // An empty secret would make the HMAC forgeable by anyone: never accept it.
   if (!secret || !/^[0-9a-fA-F]{40}$/.test(signature)) return { ok: false, reason: 'bad_signature' };
-  return hexEquals(signature, hmacHex('sha1', secret, request.rawBody)) ? { ok: true } : { ok: false, reason: 'bad_signature' };
+  return hexEquals(signature, hmacHex('sha1', secret, request.rawBody))
+    ? { ok: true }
+    : { ok: false, reason: 'bad_signature' };
 }
 
 /**
@@ -97,7 +103,12 @@ function present(value: unknown): unknown {
 }
 
 /** One Motive location record (`current_location` or a v3 history entry) of one vehicle. */
-function addLocation(collector: SampleCollector, vehicleId: string, location: Record<string, unknown>, metric: boolean): void {
+function addLocation(
+  collector: SampleCollector,
+  vehicleId: string,
+  location: Record<string, unknown>,
+  metric: boolean,
+): void {
   const at = parseTime(location.located_at);
   if (!at) {
     collector.skip(`vehicle ${vehicleId} location without a valid located_at`);
@@ -114,7 +125,11 @@ function addLocation(collector: SampleCollector, vehicleId: string, location: Re
   collector.add(vehicleId, 'battery_voltage', at, present(location.battery_voltage));
   collector.add(vehicleId, 'speed_kph', at, scaled(location.speed, factor));
   if (present(location.lat) !== undefined || present(location.lon) !== undefined) {
-    collector.add(vehicleId, 'location', at, { lat: location.lat, lon: location.lon, heading: finiteNumber(location.bearing) });
+    collector.add(vehicleId, 'location', at, {
+      lat: location.lat,
+      lon: location.lon,
+      heading: finiteNumber(location.bearing),
+    });
   }
 }
 
@@ -161,8 +176,17 @@ function addHistory(collector: SampleCollector, body: Record<string, unknown>): 
       collector.skip(`vehicle ${id} history entry is not an object`);
       continue;
     }
-    const vehicle = isObject(location.vehicle) ? location.vehicle : isObject(entry) && isObject(entry.vehicle) ? entry.vehicle : {};
-    addLocation(collector, id, location, metricUnits(location.metric_units, vehicle.metric_units, responseMetric, body.metric_units));
+    const vehicle = isObject(location.vehicle)
+      ? location.vehicle
+      : isObject(entry) && isObject(entry.vehicle)
+        ? entry.vehicle
+        : {};
+    addLocation(
+      collector,
+      id,
+      location,
+      metricUnits(location.metric_units, vehicle.metric_units, responseMetric, body.metric_units),
+    );
   }
   return null;
 }
@@ -202,7 +226,8 @@ function faultCode(fault: Record<string, unknown>): string {
 function addFault(collector: SampleCollector, body: Record<string, unknown>, action: string): void {
   const fault = isObject(body.fault_code) ? body.fault_code : body;
   const id =
-    idOf(isObject(fault.vehicle) ? fault.vehicle.id : fault.vehicle_id) || idOf(isObject(body.vehicle) ? body.vehicle.id : body.vehicle_id);
+    idOf(isObject(fault.vehicle) ? fault.vehicle.id : fault.vehicle_id) ||
+    idOf(isObject(body.vehicle) ? body.vehicle.id : body.vehicle_id);
   const code = faultCode(fault);
   if (!id || !code) {
     collector.skip(`${action} without vehicle id or code`);
@@ -213,6 +238,41 @@ function addFault(collector: SampleCollector, body: Record<string, unknown>, act
     return;
   }
   collector.add(id, 'dtcs', parseTime(fault.last_observed_at) ?? parseTime(fault.first_observed_at), [{ code }]);
+}
+
+/**
+ * The `GET /v1/fault_codes` list: per vehicle, its open codes on this page become one `dtcs`
+ * sample at the latest `last_observed_at` among them. Closed codes are skipped, as in the webhook:
+ * they do not say which codes are still active. A vehicle whose codes are spread over two pages
+ * gets one sample per page.
+ */
+function addFaultList(collector: SampleCollector, entries: unknown[]): void {
+  const open = new Map<string, { codes: string[]; at: Date | null }>();
+  for (const entry of entries) {
+    const fault = isObject(entry) && isObject(entry.fault_code) ? entry.fault_code : entry;
+    if (!isObject(fault)) {
+      collector.skip('fault_codes entry is not an object');
+      continue;
+    }
+    const id = idOf(isObject(fault.vehicle) ? fault.vehicle.id : fault.vehicle_id);
+    const code = faultCode(fault);
+    if (!id || !code) collector.skip('fault code without vehicle id or code');
+    else if (fault.status === 'closed') collector.skip(`fault ${code} of vehicle ${id} closed`);
+    else {
+      const seen = open.get(id) ?? { codes: [], at: null };
+      const at = parseTime(fault.last_observed_at) ?? parseTime(fault.first_observed_at);
+      seen.codes.push(code);
+      if (at && (!seen.at || at > seen.at)) seen.at = at;
+      open.set(id, seen);
+    }
+  }
+  for (const [id, { codes, at }] of open)
+    collector.add(
+      id,
+      'dtcs',
+      at,
+      codes.map((code) => ({ code })),
+    );
 }
 
 /** One driver performance event (shape UNCONFIRMED, see top); g is not given by Motive. */
@@ -236,7 +296,8 @@ export function normalizeMotive(raw: RawPayload): NormalizeResult {
   const parsed = parseJson(raw.body);
   if (!parsed.ok) return { ok: false, reason: 'body is not JSON' };
   const body = parsed.value;
-  if (!isObject(body)) return { ok: false, reason: 'expected a Motive vehicle_locations list, vehicle or webhook object' };
+  if (!isObject(body))
+    return { ok: false, reason: 'expected a Motive vehicle_locations list, vehicle or webhook object' };
   const collector = new SampleCollector();
   const events: ProviderEvent[] = [];
   const done = (nextCursor?: string | null): NormalizeResult => ({
@@ -266,6 +327,11 @@ export function normalizeMotive(raw: RawPayload): NormalizeResult {
     return done();
   }
 
+  if (Array.isArray(body.fault_codes)) {
+    addFaultList(collector, body.fault_codes);
+    return done();
+  }
+
   if (isObject(body.vehicle)) {
     addVehicle(collector, body.vehicle);
     return done();
@@ -280,7 +346,18 @@ export function normalizeMotive(raw: RawPayload): NormalizeResult {
 
 export const motive: ProviderAdapter = {
   id: 'motive',
-  verifyPush: (request, secret) => verifyMotiveSignature(request, secret),
   normalize: (raw: RawPayload) => normalizeMotive(raw),
   refresh: 'supported',
+  // The signature covers the body only, with no time in it: a replay is caught as a repeated body.
+  push: {
+    verify: (request, secret) => verifyMotiveSignature(request, secret),
+    bodyProblem: jsonBodyProblem,
+    replayKey: bodyReplayKey,
+    tokenInPath: false,
+  },
+  connection: {
+    problems: pushOrPullCredentials,
+    defaultBaseUrl: 'https://api.gomotive.com',
+    pullsFeed: (config) => Boolean(config.api_token),
+  },
 };

@@ -17,17 +17,18 @@
  *
  * Push signature (webhooks): `X-Samsara-Timestamp: <unix s>`, `X-Samsara-Signature: v1=<hex>` where hex is
  * HMAC-SHA256 keyed with the Base64-DECODED secret over `v1:<timestamp>:<raw body>`; a timestamp more
- * than 5 minutes from now is stale.
+ * than 5 minutes from now is stale. A replay inside those 5 minutes is a duplicate body (replay window).
  */
 import { kmPerMile } from '../src/domain/units.js';
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
+import { pushOrPullCredentials } from './connection.js';
+import { bodyReplayKey, jsonBodyProblem } from './push.js';
 import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
 import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from './values.js';
 
 /** Largest accepted distance between `X-Samsara-Timestamp` and now, either way. */
 export const samsaraTimestampToleranceSeconds = 300;
-
 
 export function verifySamsaraSignature(request: PushRequest, secret: string, now: Date): VerifyResult {
   const timestamp = header(request.headers, 'x-samsara-timestamp');
@@ -39,12 +40,15 @@ export function verifySamsaraSignature(request: PushRequest, secret: string, now
   const signed = Buffer.concat([Buffer.from(`v1:${timestamp.trim()}:`, 'utf8'), request.rawBody]);
   if (!hexEquals(match[1]!, hmacHex('sha256', key, signed))) return { ok: false, reason: 'bad_signature' };
   // Checked after the signature, so only an authentic but old (or future) request reads as stale.
-  if (Math.abs(now.getTime() / 1000 - Number(timestamp.trim())) > samsaraTimestampToleranceSeconds) return { ok: false, reason: 'stale_timestamp' };
+  if (Math.abs(now.getTime() / 1000 - Number(timestamp.trim())) > samsaraTimestampToleranceSeconds)
+    return { ok: false, reason: 'stale_timestamp' };
   return { ok: true };
 }
 
 function vehicleId(value: unknown): string {
-  return (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value)) ? String(value) : '';
+  return (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value))
+    ? String(value)
+    : '';
 }
 
 /** `value / divisor` when numeric; otherwise the value unchanged, so the collector records why it was skipped. */
@@ -121,7 +125,8 @@ function obdiiDtcs(container: unknown): RawDtc[] {
     const mil = milOn(item.milStatus) ?? light;
     const codes = Array.isArray(item.confirmedDtcs) ? item.confirmedDtcs : [item];
     for (const dtc of codes) {
-      if (isObject(dtc) && typeof dtc.dtcShortCode === 'string' && dtc.dtcShortCode.trim() !== '') result.push({ code: dtc.dtcShortCode, mil });
+      if (isObject(dtc) && typeof dtc.dtcShortCode === 'string' && dtc.dtcShortCode.trim() !== '')
+        result.push({ code: dtc.dtcShortCode, mil });
     }
   }
   return result;
@@ -131,7 +136,8 @@ function obdiiDtcs(container: unknown): RawDtc[] {
 function oemDtcs(container: unknown): RawDtc[] {
   const result: RawDtc[] = [];
   for (const item of codeItems(container)) {
-    if (isObject(item) && typeof item.codeIdentifier === 'string' && item.codeIdentifier.trim() !== '') result.push({ code: item.codeIdentifier, mil: false });
+    if (isObject(item) && typeof item.codeIdentifier === 'string' && item.codeIdentifier.trim() !== '')
+      result.push({ code: item.codeIdentifier, mil: false });
   }
   return result;
 }
@@ -155,8 +161,10 @@ function addFaultCodes(collector: SampleCollector, vehicle: string, entry: Recor
   const dtcs = uniqueDtcs([...obdiiDtcs(fault.obdii), ...j1939Dtcs(fault.j1939), ...oemDtcs(fault.oem)]);
   collector.add(vehicle, 'dtcs', recordedAt, dtcs);
   const lights: boolean[] = [];
-  if (isObject(fault.obdii) && typeof fault.obdii.checkEngineLightIsOn === 'boolean') lights.push(fault.obdii.checkEngineLightIsOn);
-  if (isObject(fault.j1939) && isObject(fault.j1939.checkEngineLights)) lights.push(Object.values(fault.j1939.checkEngineLights).some((flag) => flag === true));
+  if (isObject(fault.obdii) && typeof fault.obdii.checkEngineLightIsOn === 'boolean')
+    lights.push(fault.obdii.checkEngineLightIsOn);
+  if (isObject(fault.j1939) && isObject(fault.j1939.checkEngineLights))
+    lights.push(Object.values(fault.j1939.checkEngineLights).some((flag) => flag === true));
   if (lights.length > 0) collector.add(vehicle, 'check_engine_light', recordedAt, lights.some(Boolean));
 }
 
@@ -201,10 +209,19 @@ function normalizeVehicleStats(collector: SampleCollector, item: Record<string, 
       }
       const recordedAt = parseTime(entry.time);
       if (scalar) {
-        collector.add(vehicle, scalar.signal, recordedAt, entry.value === undefined ? null : scalar.convert(entry.value));
+        collector.add(
+          vehicle,
+          scalar.signal,
+          recordedAt,
+          entry.value === undefined ? null : scalar.convert(entry.value),
+        );
       } else if (key === 'gps') {
         // The location and the GPS speed are taken at the gps point's own time.
-        collector.add(vehicle, 'location', recordedAt, { lat: entry.latitude, lon: entry.longitude, heading: entry.headingDegrees ?? null });
+        collector.add(vehicle, 'location', recordedAt, {
+          lat: entry.latitude,
+          lon: entry.longitude,
+          heading: entry.headingDegrees ?? null,
+        });
         collector.add(vehicle, 'speed_kph', recordedAt, multiplied(entry.speedMilesPerHour, kmPerMile)); // mph → km/h
       } else if (key === 'faultCodes') {
         addFaultCodes(collector, vehicle, entry);
@@ -212,7 +229,8 @@ function normalizeVehicleStats(collector: SampleCollector, item: Record<string, 
         addTirePressure(collector, vehicle, recordedAt, isObject(entry.value) ? entry.value : entry);
       }
       // Decorations (UNCONFIRMED placement) carry other stats at this entry's time; only tire pressure is taken.
-      if (isObject(entry.decorations) && entry.decorations.tirePressure !== undefined) addTirePressure(collector, vehicle, recordedAt, entry.decorations.tirePressure);
+      if (isObject(entry.decorations) && entry.decorations.tirePressure !== undefined)
+        addTirePressure(collector, vehicle, recordedAt, entry.decorations.tirePressure);
     }
   }
 }
@@ -221,9 +239,18 @@ function normalizeVehicleStats(collector: SampleCollector, item: Record<string, 
  * Safety event `behaviorLabels[].type` → event kind. The notes name the field `type`; some
  * integrators read `label` (UNCONFIRMED), which is used when `type` is absent.
  */
-const behaviorKinds: Record<string, ProviderEventKind> = { acceleration: 'hard_accel', braking: 'hard_brake', harshTurn: 'hard_corner', crash: 'impact' };
+const behaviorKinds: Record<string, ProviderEventKind> = {
+  acceleration: 'hard_accel',
+  braking: 'hard_brake',
+  harshTurn: 'hard_corner',
+  crash: 'impact',
+};
 
-function normalizeSafetyEvent(collector: SampleCollector, events: ProviderEvent[], item: Record<string, unknown>): void {
+function normalizeSafetyEvent(
+  collector: SampleCollector,
+  events: ProviderEvent[],
+  item: Record<string, unknown>,
+): void {
   const vehicle = isObject(item.vehicle) ? vehicleId(item.vehicle.id) : '';
   const recordedAt = parseTime(item.time);
   if (!vehicle || !recordedAt) {
@@ -236,7 +263,8 @@ function normalizeSafetyEvent(collector: SampleCollector, events: ProviderEvent[
     const kind = typeof type === 'string' ? behaviorKinds[type] : undefined;
     if (kind) kinds.add(kind); // other behaviours (speeding, distraction, ...) are not provider events here
   }
-  for (const kind of kinds) events.push({ providerVehicleId: vehicle, kind, recordedAt, g: finiteNumber(item.maxAccelerationGForce) });
+  for (const kind of kinds)
+    events.push({ providerVehicleId: vehicle, kind, recordedAt, g: finiteNumber(item.maxAccelerationGForce) });
 }
 
 /**
@@ -244,7 +272,12 @@ function normalizeSafetyEvent(collector: SampleCollector, events: ProviderEvent[
  * changed, not the vehicle's full list: On reports the codes in `data.fault`, Off reports an empty
  * list (the fault cleared). The `data.fault.*` shapes are UNCONFIRMED (beta webhook).
  */
-function normalizeEngineFault(collector: SampleCollector, eventType: string, body: Record<string, unknown>, data: Record<string, unknown>): void {
+function normalizeEngineFault(
+  collector: SampleCollector,
+  eventType: string,
+  body: Record<string, unknown>,
+  data: Record<string, unknown>,
+): void {
   const vehicle = isObject(data.vehicle) ? vehicleId(data.vehicle.id) : '';
   if (!vehicle) {
     collector.skip(`${eventType} without vehicle id`);
@@ -270,8 +303,10 @@ export function normalizeSamsara(raw: RawPayload): NormalizeResult {
   const events: ProviderEvent[] = [];
 
   if (typeof body.eventType === 'string' && isObject(body.data)) {
-    if (body.eventType === 'EngineFaultOn' || body.eventType === 'EngineFaultOff') normalizeEngineFault(collector, body.eventType, body, body.data);
-    else if (Array.isArray(body.data.behaviorLabels)) normalizeSafetyEvent(collector, events, body.data); // UNCONFIRMED: a safety event delivered by webhook
+    if (body.eventType === 'EngineFaultOn' || body.eventType === 'EngineFaultOff')
+      normalizeEngineFault(collector, body.eventType, body, body.data);
+    else if (Array.isArray(body.data.behaviorLabels))
+      normalizeSafetyEvent(collector, events, body.data); // UNCONFIRMED: a safety event delivered by webhook
     else collector.skip(`webhook event ${body.eventType} carries no telematics`);
     return { ok: true, samples: collector.samples, events, skipped: collector.skipped };
   }
@@ -294,7 +329,17 @@ export function normalizeSamsara(raw: RawPayload): NormalizeResult {
 
 export const samsara: ProviderAdapter = {
   id: 'samsara',
-  verifyPush: (request, secret, now) => verifySamsaraSignature(request, secret, now),
   normalize: (raw: RawPayload) => normalizeSamsara(raw),
   refresh: 'supported',
+  push: { verify: verifySamsaraSignature, bodyProblem: jsonBodyProblem, replayKey: bodyReplayKey, tokenInPath: false },
+  connection: {
+    problems: (config) => [
+      ...pushOrPullCredentials(config),
+      ...(config.webhook_secret && Buffer.from(config.webhook_secret, 'base64').length === 0
+        ? [{ field: 'config.webhook_secret', message: 'must be the base64 secret Samsara shows' }]
+        : []),
+    ],
+    defaultBaseUrl: 'https://api.samsara.com',
+    pullsFeed: (config) => Boolean(config.api_token),
+  },
 };

@@ -3,7 +3,7 @@
  *
  * Its payloads are in the generic format (providers/generic.ts, DESIGN §6) and are signed the
  * same way (`X-Signature: sha256=<hex HMAC-SHA256(secret, body)>`), so the adapter reuses the
- * generic normalizer and signature check. There is no server to pull from: refresh is 501.
+ * generic normalizer, push rules and connection rules. There is no server to pull from: refresh is 501.
  *
  * The generator (`createSimulatedFleet`) keeps one small state record per vehicle and advances it
  * in sub-steps of at most 30 simulated seconds; nothing accumulates between ticks. Every random
@@ -26,15 +26,16 @@
  * With fewer than six vehicles some roles share a vehicle.
  */
 import type { EngineState, Location, TirePressureKpa } from '../src/domain/sample.js';
-import { normalizeGeneric, verifyGenericSignature } from './generic.js';
+import { genericConnection, genericPush, normalizeGeneric } from './generic.js';
 import { hmacHex } from './signing.js';
 import type { ProviderAdapter } from './types.js';
 
 export const simulator: ProviderAdapter = {
   id: 'simulator',
-  verifyPush: (request, secret) => verifyGenericSignature(request, secret),
   normalize: (raw) => normalizeGeneric(raw),
   refresh: 'not_implemented',
+  push: genericPush,
+  connection: genericConnection,
 };
 
 /** The `X-Signature` header value for a simulator (generic) body. */
@@ -120,7 +121,11 @@ export interface SimulatedFleet {
 }
 
 /** `count` consecutive ticks, for benchmarks and bulk loads. */
-export function* simulatedPayloads(fleet: SimulatedFleet, count: number, stepSeconds: number): Generator<SimulatedTick, void, undefined> {
+export function* simulatedPayloads(
+  fleet: SimulatedFleet,
+  count: number,
+  stepSeconds: number,
+): Generator<SimulatedTick, void, undefined> {
   for (let i = 0; i < count; i++) yield fleet.tick(stepSeconds);
 }
 
@@ -186,14 +191,78 @@ interface ModelSpec {
 }
 
 const catalog: readonly ModelSpec[] = [
-  { make: 'Ford', model: 'Transit 250', wmi: '1FT', tankLiters: 95, litersPer100Km: 13.5, idleLitersPerHour: 1.1, placardKpa: 240 },
-  { make: 'Ram', model: 'ProMaster 2500', wmi: '3C6', tankLiters: 91, litersPer100Km: 14, idleLitersPerHour: 1.2, placardKpa: 245 },
-  { make: 'Chevrolet', model: 'Express 2500', wmi: '1GC', tankLiters: 117, litersPer100Km: 16, idleLitersPerHour: 1.4, placardKpa: 250 },
-  { make: 'Mercedes-Benz', model: 'Sprinter 2500', wmi: 'W1Y', tankLiters: 93, litersPer100Km: 11.5, idleLitersPerHour: 0.9, placardKpa: 240 },
-  { make: 'Toyota', model: 'Tacoma', wmi: '3TM', tankLiters: 80, litersPer100Km: 11.2, idleLitersPerHour: 0.9, placardKpa: 230 },
-  { make: 'Ford', model: 'F-150', wmi: '1FT', tankLiters: 98, litersPer100Km: 13, idleLitersPerHour: 1.2, placardKpa: 240 },
-  { make: 'Nissan', model: 'NV200', wmi: '3N6', tankLiters: 55, litersPer100Km: 9, idleLitersPerHour: 0.7, placardKpa: 235 },
-  { make: 'Ford', model: 'Transit Connect', wmi: 'NM0', tankLiters: 60, litersPer100Km: 9.5, idleLitersPerHour: 0.7, placardKpa: 240 },
+  {
+    make: 'Ford',
+    model: 'Transit 250',
+    wmi: '1FT',
+    tankLiters: 95,
+    litersPer100Km: 13.5,
+    idleLitersPerHour: 1.1,
+    placardKpa: 240,
+  },
+  {
+    make: 'Ram',
+    model: 'ProMaster 2500',
+    wmi: '3C6',
+    tankLiters: 91,
+    litersPer100Km: 14,
+    idleLitersPerHour: 1.2,
+    placardKpa: 245,
+  },
+  {
+    make: 'Chevrolet',
+    model: 'Express 2500',
+    wmi: '1GC',
+    tankLiters: 117,
+    litersPer100Km: 16,
+    idleLitersPerHour: 1.4,
+    placardKpa: 250,
+  },
+  {
+    make: 'Mercedes-Benz',
+    model: 'Sprinter 2500',
+    wmi: 'W1Y',
+    tankLiters: 93,
+    litersPer100Km: 11.5,
+    idleLitersPerHour: 0.9,
+    placardKpa: 240,
+  },
+  {
+    make: 'Toyota',
+    model: 'Tacoma',
+    wmi: '3TM',
+    tankLiters: 80,
+    litersPer100Km: 11.2,
+    idleLitersPerHour: 0.9,
+    placardKpa: 230,
+  },
+  {
+    make: 'Ford',
+    model: 'F-150',
+    wmi: '1FT',
+    tankLiters: 98,
+    litersPer100Km: 13,
+    idleLitersPerHour: 1.2,
+    placardKpa: 240,
+  },
+  {
+    make: 'Nissan',
+    model: 'NV200',
+    wmi: '3N6',
+    tankLiters: 55,
+    litersPer100Km: 9,
+    idleLitersPerHour: 0.7,
+    placardKpa: 235,
+  },
+  {
+    make: 'Ford',
+    model: 'Transit Connect',
+    wmi: 'NM0',
+    tankLiters: 60,
+    litersPer100Km: 9.5,
+    idleLitersPerHour: 0.7,
+    placardKpa: 240,
+  },
 ];
 
 /** Depot cities with their standard-time UTC offset (hours). */
@@ -221,7 +290,31 @@ const dtcPool: ReadonlyArray<{ code: string; mil: boolean }> = [
 // VINs: WMI + VDS + check digit (ISO 3779 / 49 CFR 565) + model year + plant + serial
 
 const vinAlphabet = [...'ABCDEFGHJKLMNPRSTUVWXYZ0123456789'];
-const vinValues: Record<string, number> = { A: 1, B: 2, C: 3, D: 4, E: 5, F: 6, G: 7, H: 8, J: 1, K: 2, L: 3, M: 4, N: 5, P: 7, R: 9, S: 2, T: 3, U: 4, V: 5, W: 6, X: 7, Y: 8, Z: 9 };
+const vinValues: Record<string, number> = {
+  A: 1,
+  B: 2,
+  C: 3,
+  D: 4,
+  E: 5,
+  F: 6,
+  G: 7,
+  H: 8,
+  J: 1,
+  K: 2,
+  L: 3,
+  M: 4,
+  N: 5,
+  P: 7,
+  R: 9,
+  S: 2,
+  T: 3,
+  U: 4,
+  V: 5,
+  W: 6,
+  X: 7,
+  Y: 8,
+  Z: 9,
+};
 const vinWeights = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2];
 /** Model-year codes from 2010 (A) on; I, O, Q, U, Z and 0 are never used. */
 const yearCodes = 'ABCDEFGHJKLMNPRSTVWXY';
@@ -263,13 +356,16 @@ const clamp = (value: number, min: number, max: number): number => Math.min(max,
 const rad = (deg: number): number => (deg * Math.PI) / 180;
 
 function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const a = Math.sin(rad(lat2 - lat1) / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
+  const a =
+    Math.sin(rad(lat2 - lat1) / 2) ** 2 +
+    Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
   return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
 function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const y = Math.sin(rad(lon2 - lon1)) * Math.cos(rad(lat2));
-  const x = Math.cos(rad(lat1)) * Math.sin(rad(lat2)) - Math.sin(rad(lat1)) * Math.cos(rad(lat2)) * Math.cos(rad(lon2 - lon1));
+  const x =
+    Math.cos(rad(lat1)) * Math.sin(rad(lat2)) - Math.sin(rad(lat1)) * Math.cos(rad(lat2)) * Math.cos(rad(lon2 - lon1));
   return ((Math.atan2(y, x) * 180) / Math.PI + 360) % 360;
 }
 
@@ -326,7 +422,15 @@ class VehicleSim {
   private overheatLeft = 0;
   private events: Array<{ type: SimulatedEventType; g: number }> = [];
 
-  constructor(seed: number, id: string, spec: ModelSpec, roles: Roles, base: { lat: number; lon: number; utcOffset: number }, startMs: number, conflictJumpKm: number) {
+  constructor(
+    seed: number,
+    id: string,
+    spec: ModelSpec,
+    roles: Roles,
+    base: { lat: number; lon: number; utcOffset: number },
+    startMs: number,
+    conflictJumpKm: number,
+  ) {
     this.seed = seed;
     this.rng = new Rng(seed);
     const rng = this.rng;
@@ -351,7 +455,9 @@ class VehicleSim {
     this.warmCoolant = rng.between(86, 93);
     this.ambientBase = rng.between(8, 24);
     this.consumption = spec.litersPer100Km * rng.between(0.92, 1.1);
-    this.odometerKm = roles.conflict ? rng.between(conflictJumpKm + 30_000, conflictJumpKm + 120_000) : rng.between(12_000, 180_000);
+    this.odometerKm = roles.conflict
+      ? rng.between(conflictJumpKm + 30_000, conflictJumpKm + 120_000)
+      : rng.between(12_000, 180_000);
     this.engineHours = (this.odometerKm / rng.between(32, 45)) * rng.between(0.95, 1.05);
     this.oilLife = rng.between(15, 95);
     this.fuelLiters = spec.tankLiters * rng.between(0.2, 0.95);
@@ -386,7 +492,7 @@ class VehicleSim {
 
   /** Ambient °C with a daily swing of ±5 °C peaking mid-afternoon local time. */
   private ambient(ms: number): number {
-    const localHour = ((((ms / 3_600_000 + this.utcOffset) % 24) + 24) % 24);
+    const localHour = (((ms / 3_600_000 + this.utcOffset) % 24) + 24) % 24;
     return this.ambientBase + 5 * Math.sin((2 * Math.PI * (localHour - 9)) / 24);
   }
 
@@ -443,7 +549,9 @@ class VehicleSim {
     const shift = this.shiftAround(nowMs);
     this.shiftEnd = shift.end;
     // The driver tops up a visibly soft tire before leaving.
-    for (let i = 0; i < 4; i++) if (this.coldTires[i]! < this.spec.placardKpa * 0.62) this.coldTires[i] = this.spec.placardKpa + this.rng.noise(3);
+    for (let i = 0; i < 4; i++)
+      if (this.coldTires[i]! < this.spec.placardKpa * 0.62)
+        this.coldTires[i] = this.spec.placardKpa + this.rng.noise(3);
     this.idle(this.rng.between(60, 240)); // warm-up
   }
 
@@ -477,7 +585,8 @@ class VehicleSim {
       this.goOffShift(nowMs);
     } else {
       const r = this.rng.next();
-      if (r < 0.55) this.park(this.rng.between(4 * 60, 40 * 60)); // delivery, engine off
+      if (r < 0.55)
+        this.park(this.rng.between(4 * 60, 40 * 60)); // delivery, engine off
       else if (r < 0.85) this.idle(this.rng.between(2 * 60, 9 * 60));
       else this.idle(this.rng.between(10.5 * 60, 28 * 60)); // excessive idling
     }
@@ -504,13 +613,15 @@ class VehicleSim {
     // First-order warm-up (τ 5 min); an overheating engine climbs faster (τ 3 min).
     const tau = target > this.warmCoolant ? 180 : 300;
     this.coolant += (target - this.coolant) * (1 - Math.exp(-dt / tau));
-    if (this.coolant > 108 && !this.dtcs.some((d) => d.code === 'P0217')) this.dtcs.push({ code: 'P0217', mil: true, left: this.rng.between(1.5 * HOUR, 4 * HOUR) });
+    if (this.coolant > 108 && !this.dtcs.some((d) => d.code === 'P0217'))
+      this.dtcs.push({ code: 'P0217', mil: true, left: this.rng.between(1.5 * HOUR, 4 * HOUR) });
     // DTCs: about one every 33 engine hours; each clears after 1.5–8 engine hours.
     for (const dtc of this.dtcs) dtc.left -= dt;
     if (this.dtcs.some((d) => d.left <= 0)) this.dtcs = this.dtcs.filter((d) => d.left > 0);
     if (this.rng.chance((0.03 * dt) / HOUR)) {
       const dtc = this.rng.pick(dtcPool);
-      if (!this.dtcs.some((d) => d.code === dtc.code)) this.dtcs.push({ ...dtc, left: this.rng.between(1.5 * HOUR, 8 * HOUR) });
+      if (!this.dtcs.some((d) => d.code === dtc.code))
+        this.dtcs.push({ ...dtc, left: this.rng.between(1.5 * HOUR, 8 * HOUR) });
     }
     if (idling) {
       this.fuelLiters -= (this.spec.idleLitersPerHour * dt) / HOUR;
@@ -641,7 +752,9 @@ class VehicleSim {
     if (running) {
       signals.coolant_temp_c = round(this.coolant + rng.noise(0.5), 1);
       // Tires run about 7 % above their cold pressure when warm.
-      const [fl, fr, rl, rr] = this.coldTires.map((kpa) => round(kpa * (1 + 0.07 * this.tireWarmth) + rng.noise(0.5), 1)) as [number, number, number, number];
+      const [fl, fr, rl, rr] = this.coldTires.map((kpa) =>
+        round(kpa * (1 + 0.07 * this.tireWarmth) + rng.noise(0.5), 1),
+      ) as [number, number, number, number];
       signals.tire_pressure_kpa = { front_left: fl, front_right: fr, rear_left: rl, rear_right: rr };
       signals.dtcs = this.dtcs.map(({ code, mil }) => ({ code, mil }));
       signals.check_engine_light = this.dtcs.some((d) => d.mil);
@@ -669,12 +782,14 @@ class Fleet implements SimulatedFleet {
   constructor(options: SimulatedFleetOptions) {
     const { seed, vehicleCount, start } = options;
     if (!Number.isFinite(seed)) throw new RangeError('seed must be a finite number');
-    if (!Number.isInteger(vehicleCount) || vehicleCount < 1) throw new RangeError('vehicleCount must be a positive integer');
+    if (!Number.isInteger(vehicleCount) || vehicleCount < 1)
+      throw new RangeError('vehicleCount must be a positive integer');
     if (!(start instanceof Date) || Number.isNaN(start.getTime())) throw new RangeError('start must be a valid Date');
     const staleAfter = options.staleAfterSeconds ?? 2 * HOUR;
     const conflictAfter = options.conflictAfterSeconds ?? HOUR;
     this.conflictJumpKm = options.conflictJumpKm ?? 5000;
-    if (!(staleAfter >= 0) || !(conflictAfter >= 0) || !(this.conflictJumpKm > 0)) throw new RangeError('staleAfterSeconds, conflictAfterSeconds must be ≥ 0 and conflictJumpKm > 0');
+    if (!(staleAfter >= 0) || !(conflictAfter >= 0) || !(this.conflictJumpKm > 0))
+      throw new RangeError('staleAfterSeconds, conflictAfterSeconds must be ≥ 0 and conflictJumpKm > 0');
     const fleetSeed = mixSeed(Math.floor(seed) >>> 0, Math.floor(seed / 4294967296) >>> 0);
     this.nowMs = start.getTime();
     this.staleAt = new Date(this.nowMs + staleAfter * 1000);
@@ -686,7 +801,13 @@ class Fleet implements SimulatedFleet {
     const pad = Math.max(3, String(vehicleCount).length);
     const id = (index: number) => `${prefix}-${String(index + 1).padStart(pad, '0')}`;
     const role = (offset: number) => offset % vehicleCount;
-    this.specialVehicles = { stale: id(role(1)), conflict: id(role(2)), weakBattery: id(role(3)), overheating: id(role(4)), slowLeak: id(role(5)) };
+    this.specialVehicles = {
+      stale: id(role(1)),
+      conflict: id(role(2)),
+      weakBattery: id(role(3)),
+      overheating: id(role(4)),
+      slowLeak: id(role(5)),
+    };
 
     const vins = new Set<string>();
     this.vehicles = [];
@@ -698,7 +819,14 @@ class Fleet implements SimulatedFleet {
       while (vins.has(vin)) vin = makeVin(fleetRng, spec.wmi, year);
       vins.add(vin);
       const providerVehicleId = id(i);
-      this.vehicles.push({ providerVehicleId, name: `Unit ${String(i + 1).padStart(2, '0')} - ${spec.make} ${spec.model}`, vin, make: spec.make, model: spec.model, year });
+      this.vehicles.push({
+        providerVehicleId,
+        name: `Unit ${String(i + 1).padStart(2, '0')} - ${spec.make} ${spec.model}`,
+        vin,
+        make: spec.make,
+        model: spec.model,
+        year,
+      });
       const roles: Roles = {
         stale: i === role(1),
         conflict: i === role(2),
@@ -706,7 +834,9 @@ class Fleet implements SimulatedFleet {
         overheating: i === role(4),
         slowLeak: i === role(5),
       };
-      this.sims.push(new VehicleSim(mixSeed(fleetSeed, i), providerVehicleId, spec, roles, base, this.nowMs, this.conflictJumpKm));
+      this.sims.push(
+        new VehicleSim(mixSeed(fleetSeed, i), providerVehicleId, spec, roles, base, this.nowMs, this.conflictJumpKm),
+      );
     }
   }
 
@@ -715,7 +845,8 @@ class Fleet implements SimulatedFleet {
   }
 
   tick(stepSeconds: number): SimulatedTick {
-    if (!Number.isFinite(stepSeconds) || stepSeconds <= 0) throw new RangeError('stepSeconds must be a positive number');
+    if (!Number.isFinite(stepSeconds) || stepSeconds <= 0)
+      throw new RangeError('stepSeconds must be a positive number');
     const from = this.nowMs;
     this.nowMs = from + stepSeconds * 1000;
     const at = new Date(this.nowMs);

@@ -14,8 +14,8 @@
  * `gps_odometer_km`; only `obdOdometer` is the vehicle's `odometer_km` (research §7).
  *
  * Devices cannot sign. The connection's ingest URL carries its device token as a path segment
- * (`/ingest/v1/traccar/:connectionId/:token`, DESIGN §6); the HTTP layer copies it into
- * `query.token` and `verifyPush` compares it with the connection's token.
+ * (`/ingest/v1/traccar/:connectionId/:token`, DESIGN §6); the HTTP layer hands it over as
+ * `pathToken` and `push.verify` compares it with the connection's token.
  */
 import { createHash } from 'node:crypto';
 import { providerEventKinds, signalNames, type ProviderEvent, type ProviderEventKind } from '../src/domain/sample.js';
@@ -26,12 +26,12 @@ import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from '.
 const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
- * The device token from the ingest URL (copied by the HTTP layer into `query.token`) against the
- * connection's token. Both are hashed first so the constant-time comparison sees equal lengths.
+ * The device token from the ingest URL against the connection's token. Both are hashed first so
+ * the constant-time comparison sees equal lengths.
  */
 export function verifyTraccarToken(request: PushRequest, secret: string): VerifyResult {
-  const given = request.query.token;
-  if (given === undefined || given === '') return { ok: false, reason: 'missing_signature' };
+  const given = request.pathToken;
+  if (given === null || given === '') return { ok: false, reason: 'missing_signature' };
   if (!secret) return { ok: false, reason: 'bad_signature' };
   return hexEquals(sha256Hex(given), sha256Hex(secret)) ? { ok: true } : { ok: false, reason: 'bad_signature' };
 }
@@ -58,14 +58,40 @@ const ownRanges: Record<string, [number, number]> = {
 const ownNames = new Set([...Object.keys(ownRanges), 'device_battery_charging', 'is_moving', 'app_event']);
 const vocabulary = new Set<string>(signalNames);
 
-/** `fuelLevel` → `fuel_level`, `obdOdometer` → `obd_odometer`, `HDOPValue` → `hdop_value`, `io-1` → `io_1`. */
+type CharKind = 'lower' | 'digit' | 'upper' | 'other';
+
+function charKind(char: string | undefined): CharKind {
+  if (char === undefined) return 'other';
+  if (char >= 'a' && char <= 'z') return 'lower';
+  if (char >= '0' && char <= '9') return 'digit';
+  return char >= 'A' && char <= 'Z' ? 'upper' : 'other';
+}
+
+/**
+ * `fuelLevel` → `fuel_level`, `obdOdometer` → `obd_odometer`, `HDOPValue` → `hdop_value`, `io-1` → `io_1`.
+ * One pass over the name: a word starts at a capital after a lower-case letter or digit, and at
+ * the last capital of a run followed by a lower-case letter ("HDOPValue"); any other character
+ * separates words. (Regular expressions for this backtrack quadratically on long capital runs.)
+ */
 export function snakeCase(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .toLowerCase();
+  let out = '';
+  let separate = false;
+  for (let i = 0; i < name.length; i++) {
+    const kind = charKind(name[i]);
+    if (kind === 'other') {
+      separate = out !== '';
+      continue;
+    }
+    if (kind === 'upper' && out !== '' && !separate) {
+      const previous = charKind(name[i - 1]);
+      separate =
+        previous === 'lower' || previous === 'digit' || (previous === 'upper' && charKind(name[i + 1]) === 'lower');
+    }
+    if (separate) out += '_';
+    separate = false;
+    out += name[i]!.toLowerCase();
+  }
+  return out;
 }
 
 /** A query/form value typed as Traccar types attributes: number, then boolean, then string. */
@@ -83,7 +109,14 @@ export function parseTraccarTime(value: unknown): Date | null {
     const text = value.trim();
     const plain = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/.exec(text);
     if (plain) {
-      const [y, mo, d, h, mi, sec] = plain.slice(1, 7).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+      const [y, mo, d, h, mi, sec] = plain.slice(1, 7).map((part) => Number(part ?? 0)) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
       const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Math.round(Number(plain[7] ?? 0) * 1000)));
       // Date.UTC rolls 2026-02-31 over into March; a calendar-invalid text is no time.
       const valid = h < 24 && mi < 60 && sec < 60 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
@@ -121,7 +154,17 @@ interface Fix {
 }
 
 function emptyFix(vehicle: string, recordedAt: Date | null): Fix {
-  return { vehicle, recordedAt, lat: undefined, lon: undefined, heading: undefined, valid: true, speedKph: undefined, extra: [], attributes: [] };
+  return {
+    vehicle,
+    recordedAt,
+    lat: undefined,
+    lon: undefined,
+    heading: undefined,
+    valid: true,
+    speedKph: undefined,
+    extra: [],
+    attributes: [],
+  };
 }
 
 function addNumber(collector: SampleCollector, fix: Fix, signal: string, value: unknown): void {
@@ -159,7 +202,11 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
     else {
       const heading = finiteNumber(fix.heading);
       // iOS and Android report -1 for an unknown course.
-      collector.add(vehicle, 'location', recordedAt, { lat: fix.lat, lon: fix.lon, heading: heading !== null && heading >= 0 ? heading : null });
+      collector.add(vehicle, 'location', recordedAt, {
+        lat: fix.lat,
+        lon: fix.lon,
+        heading: heading !== null && heading >= 0 ? heading : null,
+      });
     }
   }
   const hasSpeed = fix.speedKph !== undefined;
@@ -169,10 +216,20 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
   for (const [name, value] of fix.attributes) {
     switch (name) {
       case 'odometer': // metres, GPS-derived (Traccar DistanceHandler), not the vehicle's meter
-        collector.add(vehicle, 'gps_odometer_km', recordedAt, convert(value, (m) => m / 1000));
+        collector.add(
+          vehicle,
+          'gps_odometer_km',
+          recordedAt,
+          convert(value, (m) => m / 1000),
+        );
         break;
       case 'obdOdometer': // metres, read from the vehicle (OBD/CAN)
-        collector.add(vehicle, 'odometer_km', recordedAt, convert(value, (m) => m / 1000));
+        collector.add(
+          vehicle,
+          'odometer_km',
+          recordedAt,
+          convert(value, (m) => m / 1000),
+        );
         break;
       case 'fuelLevel': // percent
         collector.add(vehicle, 'fuel_percent', recordedAt, value);
@@ -196,7 +253,12 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         break;
       }
       case 'hours': // milliseconds of engine running
-        collector.add(vehicle, 'engine_hours', recordedAt, convert(value, (ms) => ms / 3_600_000));
+        collector.add(
+          vehicle,
+          'engine_hours',
+          recordedAt,
+          convert(value, (ms) => ms / 3_600_000),
+        );
         break;
       case 'obdSpeed': // km/h from the vehicle; GPS `speed` wins when both are sent
         if (hasSpeed) addNumber(collector, fix, 'obd_speed_kph', value);
@@ -209,7 +271,9 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         collector.add(vehicle, 'dtcs', recordedAt, dtcList(value));
         break;
       case 'alarm': // comma-joined, e.g. "hardBraking,overspeed"
-        for (const alarm of String(value).split(',').map((a) => a.trim())) {
+        for (const alarm of String(value)
+          .split(',')
+          .map((a) => a.trim())) {
           const kind = alarmKinds[alarm];
           if (!kind) continue;
           if (!recordedAt) collector.skip(`event ${kind} untimed`);
@@ -220,7 +284,11 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         const signal = snakeCase(name);
         if (!signal) collector.skip(`attribute ${JSON.stringify(name)} has no usable name`);
         // A custom key must not write a vocabulary signal in an unknown unit (or one of ours).
-        else if (vocabulary.has(signal) || ownNames.has(signal) || (providerEventKinds as readonly string[]).includes(signal)) {
+        else if (
+          vocabulary.has(signal) ||
+          ownNames.has(signal) ||
+          (providerEventKinds as readonly string[]).includes(signal)
+        ) {
           collector.skip(`attribute ${name} would shadow signal ${signal}`);
         } else collector.add(vehicle, signal, recordedAt, value);
       }
@@ -289,7 +357,10 @@ function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | { o
 const jsonShape = 'expected {"device_id", "location": {...}}';
 
 /** The JSON form (OsmAnd / Traccar Client, transistorsoft background-geolocation); `location` may be one object or an array. */
-function fromJson(value: unknown, receivedAt: Date): { ok: true; fixes: Fix[]; skipped: string[] } | { ok: false; reason: string } {
+function fromJson(
+  value: unknown,
+  receivedAt: Date,
+): { ok: true; fixes: Fix[]; skipped: string[] } | { ok: false; reason: string } {
   if (!isObject(value)) return { ok: false, reason: jsonShape };
   const id = value.device_id;
   const vehicle = typeof id === 'string' ? id.trim() : typeof id === 'number' && Number.isFinite(id) ? String(id) : '';
@@ -318,24 +389,31 @@ function fromJson(value: unknown, receivedAt: Date): { ok: true; fixes: Fix[]; s
     if (isObject(location.battery)) {
       // level is a 0..1 fraction
       fix.extra.push(['device_battery_percent', convert(location.battery.level, (fraction) => fraction * 100)]);
-      if (typeof location.battery.is_charging === 'boolean') fix.extra.push(['device_battery_charging', location.battery.is_charging]);
+      if (typeof location.battery.is_charging === 'boolean')
+        fix.extra.push(['device_battery_charging', location.battery.is_charging]);
     }
     if (location.alarm !== undefined) fix.attributes.push(['alarm', location.alarm]);
     if (isObject(location.extras)) {
-      for (const [key, extra] of Object.entries(location.extras)) fix.attributes.push([key, typeof extra === 'string' ? typed(extra) : extra]);
+      for (const [key, extra] of Object.entries(location.extras))
+        fix.attributes.push([key, typeof extra === 'string' ? typed(extra) : extra]);
     }
     fixes.push(fix);
   }
   return { ok: true, fixes, skipped };
 }
 
+/** JSON is told by its content type, else by its first character unless it came as a form. */
+function isJsonBody(body: string, contentType: string | null): boolean {
+  const type = (contentType ?? '').toLowerCase();
+  const first = body.trimStart()[0];
+  return type.includes('json') || ((first === '{' || first === '[') && !type.includes('x-www-form-urlencoded'));
+}
+
 export function normalizeTraccar(raw: RawPayload, receivedAt: Date): NormalizeResult {
   const body = typeof raw.body === 'string' ? raw.body : '';
-  const contentType = (raw.contentType ?? '').toLowerCase();
   const collector = new SampleCollector();
   const events: ProviderEvent[] = [];
-  const looksJson = /^\s*[[{]/.test(body);
-  if (contentType.includes('json') || (looksJson && !contentType.includes('x-www-form-urlencoded'))) {
+  if (isJsonBody(body, raw.contentType)) {
     const parsed = parseJson(body);
     if (!parsed.ok) return { ok: false, reason: 'body is not JSON' };
     const decoded = fromJson(parsed.value, receivedAt);
@@ -350,9 +428,26 @@ export function normalizeTraccar(raw: RawPayload, receivedAt: Date): NormalizeRe
   return { ok: true, samples: collector.samples, events, skipped: collector.skipped };
 }
 
+/** A push that can never be stored against a device: JSON without device_id, a form without id. */
+export function traccarBodyProblem(body: string, contentType: string | null): string | null {
+  if (isJsonBody(body, contentType)) {
+    const parsed = parseJson(body);
+    if (!parsed.ok) return 'body is not valid JSON';
+    return isObject(parsed.value) && 'device_id' in parsed.value ? null : 'device_id is required';
+  }
+  const params = new URLSearchParams(body);
+  return params.get('id') || params.get('deviceid') ? null : 'id (or deviceid) is required';
+}
+
 export const traccar: ProviderAdapter = {
   id: 'traccar',
-  verifyPush: (request, secret) => verifyTraccarToken(request, secret),
   normalize: (raw, receivedAt) => normalizeTraccar(raw, receivedAt),
   refresh: 'unsupported',
+  // No replay key: a device that sends no timestamp repeats the same query for a new fix.
+  push: {
+    verify: (request, secret) => verifyTraccarToken(request, secret),
+    bodyProblem: traccarBodyProblem,
+    tokenInPath: true,
+  },
+  connection: { problems: () => [], generatedSecret: { when: 'always', prefix: '' } },
 };

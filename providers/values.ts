@@ -2,7 +2,14 @@
  * Checks every adapter applies to normalized values, so range rules live in one place: a value
  * outside physical bounds is skipped (and counted), never stored.
  */
-import { dtcSystem, type Dtc, type Location, type Sample, type SampleValue, type TirePressureKpa } from '../src/domain/sample.js';
+import {
+  dtcSystem,
+  type Dtc,
+  type Location,
+  type Sample,
+  type SampleValue,
+  type TirePressureKpa,
+} from '../src/domain/sample.js';
 
 export function finiteNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
@@ -58,7 +65,8 @@ export type Checked = { ok: true; value: SampleValue } | { ok: false; reason: st
 function location(value: Record<string, unknown>): Checked {
   const lat = finiteNumber(value.lat);
   const lon = finiteNumber(value.lon);
-  if (lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180) return { ok: false, reason: 'location out of range' };
+  if (lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180)
+    return { ok: false, reason: 'location out of range' };
   // A first fix at exactly 0,0 is a device that has no fix yet (research/providers.md §7).
   if (lat === 0 && lon === 0) return { ok: false, reason: 'location 0,0 is no fix' };
   const heading = finiteNumber(value.heading);
@@ -104,13 +112,21 @@ export function checkSignal(signal: string, value: unknown): Checked {
   }
   switch (signal) {
     case 'engine_state':
-      return value === 'off' || value === 'on' || value === 'idle' ? { ok: true, value } : { ok: false, reason: `engine_state ${String(value)} unknown` };
+      return value === 'off' || value === 'on' || value === 'idle'
+        ? { ok: true, value }
+        : { ok: false, reason: `engine_state ${String(value)} unknown` };
     case 'check_engine_light':
-      return typeof value === 'boolean' ? { ok: true, value } : { ok: false, reason: 'check_engine_light is not a boolean' };
+      return typeof value === 'boolean'
+        ? { ok: true, value }
+        : { ok: false, reason: 'check_engine_light is not a boolean' };
     case 'location':
-      return typeof value === 'object' ? location(value as Record<string, unknown>) : { ok: false, reason: 'location is not an object' };
+      return typeof value === 'object'
+        ? location(value as Record<string, unknown>)
+        : { ok: false, reason: 'location is not an object' };
     case 'tire_pressure_kpa':
-      return typeof value === 'object' ? tires(value as Record<string, unknown>) : { ok: false, reason: 'tire_pressure_kpa is not an object' };
+      return typeof value === 'object'
+        ? tires(value as Record<string, unknown>)
+        : { ok: false, reason: 'tire_pressure_kpa is not an object' };
     case 'dtcs':
       return Array.isArray(value) ? dtcs(value) : { ok: false, reason: 'dtcs is not an array' };
     default:

@@ -1,91 +1,60 @@
 /**
  * The only module that reads `process.env`. Everything else receives a typed `Config`.
- * Bad configuration stops start-up with one line naming the variable (DESIGN §3).
+ * Each setting is declared once in the table below: its variable, its default and its meaning
+ * (with the unit), and how it is read. The table builds `Config` and the README's configuration
+ * table (checked by test/unit/readme.test.ts). Bad configuration stops start-up with one line
+ * naming the variable (DESIGN §3).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from './paths.js';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-export interface Config {
-  databaseUrl: string;
-  databasePoolSize: number;
-  redisUrl: string;
-  /** BullMQ and rate-limit key prefix; a `{hash tag}` keeps every key in one Redis Cluster slot. */
-  redisPrefix: string;
-  port: number;
-  host: string;
-  /** Bearer token of the operator API; null turns the operator API off. */
-  adminToken: string | null;
-  /** 32-byte AES-256-GCM key for secrets at rest. */
-  secretsKey: Buffer;
-  /** True when `secretsKey` came from the generated development key file. */
-  secretsKeyGenerated: boolean;
-  webhookTimeoutMs: number;
-  webhookAllowNets: string[];
-  monitoringRetryDelaysMs: number[];
-  logLevel: LogLevel;
-  /** Requests per minute per API key on `/api/v1` and `/v1`. */
-  rateLimitPerMinute: number;
-  /** Largest accepted request body on the public and operator APIs, in bytes. */
-  bodyLimitBytes: number;
-  /** Largest accepted provider push, in bytes. */
-  ingestBodyLimitBytes: number;
-}
-
 export class ConfigError extends Error {
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`Invalid configuration: ${variable} ${detail}`);
   }
 }
 
+type Env = Record<string, string | undefined>;
+
 export interface ConfigVariable {
   name: string;
+  /** The default as the README shows it. */
   default: string;
   description: string;
 }
 
-/** Every setting the service reads, for the README table and the compose-file test. */
-export const configVariables: readonly ConfigVariable[] = [
-  { name: 'DATABASE_URL', default: 'postgres://postgres@127.0.0.1:5432/fleet', description: 'Postgres connection string. `npm start` creates the database if it is missing and migrates it.' },
-  { name: 'DATABASE_POOL_SIZE', default: '10', description: 'Postgres connections per process.' },
-  { name: 'REDIS_URL', default: 'redis://127.0.0.1:6379', description: 'Redis for queues and rate limits (run it with AOF and `maxmemory-policy noeviction`).' },
-  { name: 'REDIS_PREFIX', default: '{fleet}', description: 'Key prefix for queues and rate limits; the braces are a Redis Cluster hash tag.' },
-  { name: 'PORT', default: '3000', description: 'HTTP port of the API (and of the ops endpoints of a worker process).' },
-  { name: 'HOST', default: '0.0.0.0', description: 'Interface the HTTP server binds to.' },
-  { name: 'ADMIN_TOKEN', default: '(unset: operator API off)', description: 'Bearer token of the operator API `/admin/v1`, at least 16 characters.' },
-  { name: 'SECRETS_KEY', default: '(generated into .data/secrets.key outside production)', description: '32-byte key, base64 or hex, that encrypts signing secrets and provider credentials at rest. Required when NODE_ENV=production.' },
-  { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', description: 'Deadline of one webhook delivery attempt, in milliseconds.' },
-  { name: 'WEBHOOK_ALLOW_NETS', default: '(empty)', description: 'Comma-separated CIDRs that webhooks may reach despite the SSRF guard (plain http:// is allowed to them).' },
-  { name: 'MONITORING_RETRY_DELAYS_MS', default: '60000,300000,900000', description: 'Delays before the monitoring webhook retries, in milliseconds.' },
-  { name: 'RATE_LIMIT_PER_MINUTE', default: '1200', description: 'Requests per minute per API key; over it the API answers 429 with Retry-After.' },
-  { name: 'BODY_LIMIT_BYTES', default: '1048576', description: 'Largest request body on the public and operator APIs, in bytes; larger answers 413.' },
-  { name: 'INGEST_BODY_LIMIT_BYTES', default: '10485760', description: 'Largest provider push on /ingest/v1, in bytes; larger answers 413.' },
-  { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' },
-  { name: 'NODE_ENV', default: '(unset)', description: '`production` makes SECRETS_KEY mandatory.' },
-  { name: 'FLEET_API_URL', default: 'http://127.0.0.1:$PORT', description: 'fleetctl only: base URL of the service whose operator API it drives.' },
-];
-
-type Env = Record<string, string | undefined>;
+interface Setting<T> extends ConfigVariable {
+  read(env: Env): T;
+}
 
 function read(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
-  }
-  return Number(raw);
+function integer(name: string, fallback: number, min: number, max: number, description: string): Setting<number> {
+  return {
+    name,
+    default: String(fallback),
+    description,
+    read: (env) => {
+      const raw = read(env, name);
+      if (raw === undefined) return fallback;
+      if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+        throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+      }
+      return Number(raw);
+    },
+  };
 }
 
-function url(env: Env, name: string, fallback: string, protocols: string[]): string {
-  const raw = read(env, name) ?? fallback;
+function parseUrl(name: string, raw: string, protocols: string[]): string {
   let parsed: URL;
   try {
     parsed = new URL(raw);
@@ -98,12 +67,24 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
   return raw;
 }
 
+function url(name: string, fallback: string, protocols: string[], description: string): Setting<string> {
+  return {
+    name,
+    default: fallback,
+    description,
+    read: (env) => parseUrl(name, read(env, name) ?? fallback, protocols),
+  };
+}
+
 const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/;
 
 function cidrList(env: Env, name: string): string[] {
   const raw = read(env, name);
   if (raw === undefined) return [];
-  const nets = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  const nets = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   for (const net of nets) {
     if (!cidrPattern.test(net)) throw new ConfigError(name, `has "${net}", which is not a CIDR such as 127.0.0.1/32`);
   }
@@ -120,59 +101,277 @@ function delayList(env: Env, name: string, fallback: number[]): number[] {
   return parts.map(Number);
 }
 
-function secretsKey(env: Env): { key: Buffer; generated: boolean } {
-  const raw = read(env, 'SECRETS_KEY');
-  if (raw !== undefined) {
-    const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-    if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 bytes, as 64 hex characters or base64');
-    return { key, generated: false };
-  }
-  if (read(env, 'NODE_ENV') === 'production') {
-    throw new ConfigError('SECRETS_KEY', 'is required when NODE_ENV=production');
-  }
-  // A developer machine gets a stable key on disk so encrypted rows stay readable across restarts.
+/** Where a development machine keeps its generated key, so encrypted rows stay readable across restarts. */
+function developmentSecretsKey(): Buffer {
   const dir = join(projectRoot, '.data');
   const file = join(dir, 'secrets.key');
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
   }
-  return { key: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), generated: true };
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 }
 
-const defaultDatabaseUrl = 'postgres://postgres@127.0.0.1:5432/fleet';
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
 
-const logLevels: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const proxyNames = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) < 1 || Number(raw) > 100)
+      throw new ConfigError('TRUST_PROXY', `must be an integer from 1 to 100 (got "${raw}")`);
+    return Number(raw);
+  }
+  const proxies = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  for (const proxy of proxies) {
+    if (!(isIP(proxy) !== 0 || cidrPattern.test(proxy) || proxyNames.includes(proxy))) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `has "${proxy}": give true, false, a hop count, or addresses, CIDRs and ${proxyNames.join('/')}`,
+      );
+    }
+  }
+  return proxies;
+}
+
+const port = integer('PORT', 3000, 0, 65535, 'HTTP port of the API (and of the ops endpoints of a worker process).');
+
+/** Every setting of the service, in README order. */
+const settings = {
+  databaseUrl: url(
+    'DATABASE_URL',
+    'postgres://postgres@127.0.0.1:5432/fleet',
+    ['postgres:', 'postgresql:'],
+    'Postgres connection string. `npm start` creates the database if it is missing and migrates it.',
+  ),
+  databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 500, 'Postgres connections per process.'),
+  databaseConnectTimeoutMs: integer(
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    5000,
+    100,
+    600_000,
+    'How long a query waits for a pooled Postgres connection (a free one, or a new one to open), in milliseconds; then it fails (an API request answers 503).',
+  ),
+  databaseStatementTimeoutMs: integer(
+    'DATABASE_STATEMENT_TIMEOUT_MS',
+    30_000,
+    100,
+    3_600_000,
+    'Longest one SQL statement may run, lock waits included (Postgres `statement_timeout`), in milliseconds; then Postgres cancels it (an API request answers 503). Migrations are exempt.',
+  ),
+  databaseIdleInTransactionTimeoutMs: integer(
+    'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+    60_000,
+    100,
+    3_600_000,
+    'Longest a connection may sit idle inside an open transaction (Postgres `idle_in_transaction_session_timeout`), in milliseconds; then Postgres ends the session and frees its locks.',
+  ),
+  redisUrl: url(
+    'REDIS_URL',
+    'redis://127.0.0.1:6379',
+    ['redis:', 'rediss:'],
+    'Redis for queues and rate limits (run it with AOF and `maxmemory-policy noeviction`).',
+  ),
+  redisPrefix: {
+    name: 'REDIS_PREFIX',
+    default: '{fleet}',
+    description: 'Key prefix for queues and rate limits; the braces are a Redis Cluster hash tag.',
+    read: (env: Env): string => {
+      const prefix = read(env, 'REDIS_PREFIX') ?? '{fleet}';
+      if (prefix.includes(':')) throw new ConfigError('REDIS_PREFIX', 'must not contain ":"');
+      return prefix;
+    },
+  },
+  scheduleCheckIntervalMs: integer(
+    'SCHEDULE_CHECK_INTERVAL_MS',
+    10_000,
+    100,
+    600_000,
+    'How often each worker process checks that the repeating jobs of its queues exist in Redis and recreates missing ones (Redis lost its data), in milliseconds.',
+  ),
+  port,
+  host: {
+    name: 'HOST',
+    default: '0.0.0.0',
+    description: 'Interface the HTTP server binds to.',
+    read: (env: Env): string => read(env, 'HOST') ?? '0.0.0.0',
+  },
+  adminToken: {
+    name: 'ADMIN_TOKEN',
+    default: '(unset: operator API off)',
+    description: 'Bearer token of the operator API `/admin/v1`, at least 16 characters.',
+    read: (env: Env): string | null => {
+      const token = read(env, 'ADMIN_TOKEN') ?? null;
+      if (token !== null && token.length < 16) throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+      return token;
+    },
+  },
+  secretsKey: {
+    name: 'SECRETS_KEY',
+    default: '(generated into .data/secrets.key outside production)',
+    description:
+      '32-byte key, base64 or hex, that encrypts signing secrets and provider credentials at rest. Required when NODE_ENV=production.',
+    read: (env: Env): Buffer => {
+      const raw = read(env, 'SECRETS_KEY');
+      if (raw === undefined) {
+        if (read(env, 'NODE_ENV') === 'production') {
+          throw new ConfigError('SECRETS_KEY', 'is required when NODE_ENV=production');
+        }
+        return developmentSecretsKey();
+      }
+      const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+      if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 bytes, as 64 hex characters or base64');
+      return key;
+    },
+  },
+  webhookTimeoutMs: integer(
+    'WEBHOOK_TIMEOUT_MS',
+    10_000,
+    100,
+    120_000,
+    'Deadline of one webhook delivery attempt, in milliseconds.',
+  ),
+  webhookAllowNets: {
+    name: 'WEBHOOK_ALLOW_NETS',
+    default: '(empty)',
+    description:
+      'Comma-separated CIDRs that webhooks may reach despite the SSRF guard (plain http:// is allowed to them).',
+    read: (env: Env): string[] => cidrList(env, 'WEBHOOK_ALLOW_NETS'),
+  },
+  monitoringRetryDelaysMs: {
+    name: 'MONITORING_RETRY_DELAYS_MS',
+    default: '60000,300000,900000',
+    description: 'Delays before the monitoring webhook retries, in milliseconds.',
+    read: (env: Env): number[] => delayList(env, 'MONITORING_RETRY_DELAYS_MS', [60_000, 300_000, 900_000]),
+  },
+  rateLimitPerMinute: integer(
+    'RATE_LIMIT_PER_MINUTE',
+    1200,
+    1,
+    10_000_000,
+    'Requests per minute per API key; over it the API answers 429 with Retry-After.',
+  ),
+  bodyLimitBytes: integer(
+    'BODY_LIMIT_BYTES',
+    1_048_576,
+    1024,
+    100 * 1_048_576,
+    'Largest request body on the public and operator APIs, in bytes; larger answers 413.',
+  ),
+  ingestBodyLimitBytes: integer(
+    'INGEST_BODY_LIMIT_BYTES',
+    10 * 1_048_576,
+    1024,
+    512 * 1_048_576,
+    'Largest provider push on /ingest/v1, in bytes; larger answers 413.',
+  ),
+  ingestRateLimitPerMinute: integer(
+    'INGEST_RATE_LIMIT_PER_MINUTE',
+    12_000,
+    1,
+    10_000_000,
+    "Verified pushes per minute per provider connection on `/ingest/v1`, counted in Redis and shared by all API processes; over it 429 with `Retry-After`. Unsigned or wrongly signed pushes do not count, so nobody without the secret can use up a connection's allowance. If Redis is unreachable the limit is skipped.",
+  ),
+  trustProxy: {
+    name: 'TRUST_PROXY',
+    default: 'false',
+    description:
+      'Set it when the API runs behind a reverse proxy or load balancer: `true` (trust every hop), a hop count, or the ' +
+      "proxies' addresses/CIDRs (`10.0.0.0/8,loopback`). Then the client address (per-address failed-auth limit) and " +
+      'host come from `X-Forwarded-For`/`-Host`. Leave it `false` when clients connect directly: they could forge them.',
+    read: trustProxy,
+  },
+  webhookSubscriptionsPerCompany: integer(
+    'WEBHOOK_SUBSCRIPTIONS_PER_COMPANY',
+    100,
+    1,
+    100_000,
+    'Most live webhook subscriptions one company may have; one more answers 409 `LIMIT_REACHED`.',
+  ),
+  monitoringSubscriptionsPerCompany: integer(
+    'MONITORING_SUBSCRIPTIONS_PER_COMPANY',
+    10_000,
+    1,
+    10_000_000,
+    'Most live monitoring subscriptions (`POST /v1/runs/subscribe`) one company may have; one more answers 409 `LIMIT_REACHED`.',
+  ),
+  geofencesPerCompany: integer(
+    'GEOFENCES_PER_COMPANY',
+    1000,
+    1,
+    100_000,
+    'Most live geofences (`POST /v1/geofences`) one company may have; one more answers 409 `LIMIT_REACHED`.',
+  ),
+  monitoringDryRunMaxReadings: integer(
+    'MONITORING_DRY_RUN_MAX_READINGS',
+    100_000,
+    1,
+    10_000_000,
+    'Most stored readings (and, separately, provider events) one dry run (`POST /v1/subscriptions/:id/dry-run`) replays; a `since` that covers more answers 400.',
+  ),
+  webhookTestsPerMinute: integer(
+    'WEBHOOK_TESTS_PER_MINUTE',
+    10,
+    1,
+    10_000,
+    'Send test calls per company per minute; more answer 429 `RATE_LIMITED` with `Retry-After`.',
+  ),
+  logLevel: {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    description: 'fatal, error, warn, info, debug, trace or silent.',
+    read: (env: Env): LogLevel => {
+      const level = read(env, 'LOG_LEVEL') ?? 'info';
+      if (!(logLevels as readonly string[]).includes(level)) {
+        throw new ConfigError('LOG_LEVEL', `must be one of ${logLevels.join(', ')} (got "${level}")`);
+      }
+      return level as LogLevel;
+    },
+  },
+};
+
+/** Read by the SECRETS_KEY setting only; documented here so the README lists it. */
+const nodeEnv: ConfigVariable = {
+  name: 'NODE_ENV',
+  default: '(unset)',
+  description: '`production` makes SECRETS_KEY mandatory.',
+};
+
+const fleetApiUrl = {
+  name: 'FLEET_API_URL',
+  default: 'http://127.0.0.1:$PORT',
+  description: 'fleetctl only: base URL of the service whose operator API it drives.',
+  read: (env: Env): string =>
+    parseUrl('FLEET_API_URL', read(env, 'FLEET_API_URL') ?? `http://127.0.0.1:${port.read(env)}`, ['http:', 'https:']),
+} satisfies Setting<string>;
+
+type Settings = typeof settings;
+type SettingValues = { [K in keyof Settings]: ReturnType<Settings[K]['read']> };
+
+export type Config = SettingValues & {
+  /** True when `secretsKey` came from the generated development key file. */
+  secretsKeyGenerated: boolean;
+};
+
+/** Every variable the service and fleetctl read, for the README table and the compose-file test. */
+export const configVariables: readonly ConfigVariable[] = [...Object.values(settings), nodeEnv, fleetApiUrl].map(
+  ({ name, default: fallback, description }) => ({ name, default: fallback, description }),
+);
 
 export function loadConfig(env: Env = process.env): Config {
-  const adminToken = read(env, 'ADMIN_TOKEN') ?? null;
-  if (adminToken !== null && adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
-  }
-  const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!logLevels.includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${logLevels.join(', ')} (got "${logLevel}")`);
-  }
-  const redisPrefix = read(env, 'REDIS_PREFIX') ?? '{fleet}';
-  if (redisPrefix.includes(':')) throw new ConfigError('REDIS_PREFIX', 'must not contain ":"');
-  const secrets = secretsKey(env);
+  const values = Object.fromEntries(
+    Object.entries(settings).map(([key, setting]: [string, Setting<unknown>]) => [key, setting.read(env)]),
+  );
   return {
-    databaseUrl: url(env, 'DATABASE_URL', defaultDatabaseUrl, ['postgres:', 'postgresql:']),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
-    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-    redisPrefix,
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    host: read(env, 'HOST') ?? '0.0.0.0',
-    adminToken,
-    secretsKey: secrets.key,
-    secretsKeyGenerated: secrets.generated,
-    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    webhookAllowNets: cidrList(env, 'WEBHOOK_ALLOW_NETS'),
-    monitoringRetryDelaysMs: delayList(env, 'MONITORING_RETRY_DELAYS_MS', [60_000, 300_000, 900_000]),
-    logLevel,
-    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
-    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
-    ingestBodyLimitBytes: integer(env, 'INGEST_BODY_LIMIT_BYTES', 10 * 1_048_576, 1024, 512 * 1_048_576),
+    ...(values as SettingValues),
+    secretsKeyGenerated: read(env, 'SECRETS_KEY') === undefined,
   };
 }
 
@@ -184,10 +383,9 @@ export interface CliConfig {
 
 /** fleetctl's settings: where the operator API is and its token (plus the database for `migrate`). */
 export function loadCliConfig(env: Env = process.env): CliConfig {
-  const port = integer(env, 'PORT', 3000, 0, 65535);
   return {
-    apiUrl: url(env, 'FLEET_API_URL', `http://127.0.0.1:${port}`, ['http:', 'https:']).replace(/\/+$/, ''),
-    adminToken: read(env, 'ADMIN_TOKEN') ?? null,
-    databaseUrl: url(env, 'DATABASE_URL', defaultDatabaseUrl, ['postgres:', 'postgresql:']),
+    apiUrl: fleetApiUrl.read(env).replace(/\/+$/, ''),
+    adminToken: settings.adminToken.read(env),
+    databaseUrl: settings.databaseUrl.read(env),
   };
 }

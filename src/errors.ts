@@ -1,22 +1,26 @@
 /**
- * Error codes of the API contract (DESIGN §4) and the status each answers with. Domain code
- * throws `AppError`; the API's error handler turns it into the error envelope.
+ * Every error the API answers with, declared once: its code (DESIGN §4, docs/api.md), status and
+ * default message, as fastify declares its own in lib/errors.js. Domain code throws `AppError`;
+ * the API's error handler turns it into the error envelope by its code.
  */
-export const errorStatus = {
-  INVALID_REQUEST: 400,
-  REFRESH_NOT_SUPPORTED: 400,
-  UNAUTHORIZED: 401,
-  NOT_FOUND: 404,
-  ODOMETER_CONFLICT: 409,
-  INVALID_STATE_TRANSITION: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  REFRESH_NOT_IMPLEMENTED: 501,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+export const errors = {
+  INVALID_REQUEST: { status: 400, message: 'the request is invalid' },
+  REFRESH_NOT_SUPPORTED: { status: 400, message: 'this vehicle cannot be asked for data' },
+  UNAUTHORIZED: { status: 401, message: 'missing or invalid credentials' },
+  NOT_FOUND: { status: 404, message: 'not found' },
+  ODOMETER_CONFLICT: { status: 409, message: 'the odometer cannot be set to this value' },
+  INVALID_STATE_TRANSITION: { status: 409, message: 'not allowed in the current state' },
+  LIMIT_REACHED: { status: 409, message: 'the company has reached its limit for this resource' },
+  REQUEST_TIMEOUT: { status: 408, message: 'the request was not received in time' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'request body is too large' },
+  RATE_LIMITED: { status: 429, message: 'rate limit exceeded; retry after the Retry-After seconds' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
+  INTERNAL_ERROR: { status: 500, message: 'internal error; the request id is in the x-request-id header' },
+  REFRESH_NOT_IMPLEMENTED: { status: 501, message: 'refresh is not implemented for this provider' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'the service is not ready' },
+} as const satisfies Record<string, { status: number; message: string }>;
 
-export type ErrorCode = keyof typeof errorStatus;
+export type ErrorCode = keyof typeof errors;
 
 export interface FieldError {
   field: string;
@@ -27,11 +31,13 @@ export class AppError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    message: string = errors[code].message,
     readonly details: Record<string, unknown> | null = null,
+    /** Seconds for the Retry-After header (RATE_LIMITED). */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
-    this.status = errorStatus[code];
+    this.status = errors[code].status;
   }
 }
 
@@ -41,4 +47,8 @@ export function notFound(what: string): AppError {
 
 export function invalidRequest(errors: FieldError[]): AppError {
   return new AppError('INVALID_REQUEST', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+export function rateLimited(retryAfterSeconds: number, message?: string): AppError {
+  return new AppError('RATE_LIMITED', message, null, Math.max(1, Math.ceil(retryAfterSeconds)));
 }

@@ -30,6 +30,11 @@ function serializeError(err: unknown): unknown {
 }
 
 export function createLogger(level: LogLevel, name = 'fleet', destination?: DestinationStream): Logger {
-  const options = { name, level, redact: { paths: redactedPaths, censor: '[redacted]' }, serializers: { err: serializeError } };
+  const options = {
+    name,
+    level,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    serializers: { err: serializeError },
+  };
   return destination ? pino(options, destination) : pino(options);
 }

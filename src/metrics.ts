@@ -9,10 +9,15 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   jobDuration: Histogram<'queue' | 'job' | 'outcome'>;
   samplesIngested: Counter<'provider' | 'result'>;
+  samplesRejected: Counter<'provider' | 'reason'>;
+  inboxParked: Counter<'provider'>;
+  inboxBatchesIsolated: Counter;
   inboxAccepted: Counter<'provider'>;
+  pushesNotStored: Counter<'provider' | 'reason'>;
   pulls: Counter<'provider' | 'outcome'>;
   webhookDeliveries: Counter<'kind' | 'outcome'>;
   webhookAttemptDuration: Histogram<'kind'>;
+  schedulersRestored: Counter<'job'>;
 }
 
 export function createMetrics(process: string): Metrics {
@@ -41,10 +46,33 @@ export function createMetrics(process: string): Metrics {
       labelNames: ['provider', 'result'],
       registers: [registry],
     }),
+    samplesRejected: new Counter({
+      name: 'samples_rejected_total',
+      help: 'Samples and events the ingest sanitation dropped (also counted as skipped), by provider and reason.',
+      labelNames: ['provider', 'reason'],
+      registers: [registry],
+    }),
+    inboxParked: new Counter({
+      name: 'ingest_inbox_parked_total',
+      help: 'Inbox rows parked because they failed on their own; they wait for an operator (fleetctl inbox failed).',
+      labelNames: ['provider'],
+      registers: [registry],
+    }),
+    inboxBatchesIsolated: new Counter({
+      name: 'ingest_batches_isolated_total',
+      help: 'Ingest batches that failed and were processed again row by row.',
+      registers: [registry],
+    }),
     inboxAccepted: new Counter({
       name: 'inbox_payloads_accepted_total',
       help: 'Provider payloads committed to the inbox (pushes and pulled pages).',
       labelNames: ['provider'],
+      registers: [registry],
+    }),
+    pushesNotStored: new Counter({
+      name: 'ingest_pushes_not_stored_total',
+      help: 'Verified provider pushes not stored: duplicate (a replay within the replay window) or rate_limited.',
+      labelNames: ['provider', 'reason'],
       registers: [registry],
     }),
     pulls: new Counter({
@@ -55,7 +83,7 @@ export function createMetrics(process: string): Metrics {
     }),
     webhookDeliveries: new Counter({
       name: 'webhook_deliveries_total',
-      help: 'Webhook delivery attempts by kind (core, monitoring) and outcome (succeeded, failed).',
+      help: 'Webhook delivery attempts by kind (core, monitoring) and outcome (succeeded, failed, worker_lost: the worker died after the send started).',
       labelNames: ['kind', 'outcome'],
       registers: [registry],
     }),
@@ -64,6 +92,12 @@ export function createMetrics(process: string): Metrics {
       help: 'Duration of one webhook delivery attempt.',
       labelNames: ['kind'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    schedulersRestored: new Counter({
+      name: 'job_schedulers_restored_total',
+      help: 'Repeating jobs whose scheduler was missing in Redis (data lost) and was recreated, by job.',
+      labelNames: ['job'],
       registers: [registry],
     }),
   };

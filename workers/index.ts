@@ -1,23 +1,25 @@
 /**
- * The worker registry: which processor serves which queue, at what concurrency, and which
- * repeating jobs each queue owns. `startWorkers` runs any subset, so operators can scale each
- * queue's pool separately (`npm run worker -- maintenance`).
+ * The worker registry: which handlers serve which queue and at what concurrency. `startWorkers`
+ * runs any subset, so operators can scale each queue's pool separately (`npm run worker --
+ * maintenance`), and keeps the repeating jobs of the queues it runs in Redis.
  */
-import { Worker, type Processor } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { JobName, QueueName } from '../src/queue/catalog.js';
-import { healthProcessor } from './health.worker.js';
-import { ingestProcessor } from './ingest.worker.js';
-import { maintenanceProcessor } from './maintenance.worker.js';
-import { pullProcessor } from './pull.worker.js';
-import { runsProcessor } from './runs.worker.js';
-import { webhooksProcessor } from './webhooks.worker.js';
+import type { QueueName } from '../src/queue/catalog.js';
+import { processorFor, type JobHandlers } from '../src/queue/handlers.js';
+import { keepSchedules, type ScheduleKeeper } from '../src/queue/schedules.js';
+import { healthHandlers } from './health.worker.js';
+import { ingestHandlers } from './ingest.worker.js';
+import { maintenanceHandlers } from './maintenance.worker.js';
+import { pullHandlers } from './pull.worker.js';
+import { runsHandlers } from './runs.worker.js';
+import { webhooksHandlers } from './webhooks.worker.js';
+import { deliverySlotsPerProcess } from '../src/webhooks/queue.js';
 import type { WorkerDeps } from './worker-deps.js';
 
-interface WorkerDefinition {
-  processor: (deps: WorkerDeps) => Processor;
+interface WorkerDefinition<Q extends QueueName> {
+  handlers: (deps: WorkerDeps) => JobHandlers<Q>;
   concurrency: number;
-  schedules: Array<{ job: JobName; everyMs: number }>;
   /**
    * How long a job's lock lives without renewal; a worker that dies leaves its job stalled until
    * then, after which another worker takes it (BullMQ default 30 s).
@@ -25,50 +27,52 @@ interface WorkerDefinition {
   lockDurationMs?: number;
 }
 
-const minute = 60 * 1000;
-const day = 24 * 60 * minute;
-
-export const workerDefinitions: Record<QueueName, WorkerDefinition> = {
-  maintenance: {
-    processor: maintenanceProcessor,
-    concurrency: 1,
-    schedules: [{ job: 'maintenance.ensure-partitions', everyMs: day }],
-  },
+export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
+  maintenance: { handlers: maintenanceHandlers, concurrency: 1 },
   ingest: {
-    processor: ingestProcessor,
+    handlers: ingestHandlers,
     // I/O-bound (Postgres); a few batches in flight keep both cores busy without lock contention.
     concurrency: 4,
-    schedules: [{ job: 'ingest.recover', everyMs: minute }],
     // A batch takes well under a second; a dead worker's batch is retried within ~30 s.
     lockDurationMs: 15_000,
   },
-  health: {
-    processor: healthProcessor,
-    concurrency: 4,
-    // Every 15 minutes: staleness (7 days) and due dates need no finer clock.
-    schedules: [{ job: 'health.sweep', everyMs: 15 * minute }],
-  },
-  runs: {
-    processor: runsProcessor,
-    concurrency: 2,
-    schedules: [{ job: 'runs.from-health', everyMs: minute }, { job: 'runs.dispatch-sweep', everyMs: minute }],
-  },
+  health: { handlers: healthHandlers, concurrency: 4 },
+  runs: { handlers: runsHandlers, concurrency: 2 },
   webhooks: {
-    processor: webhooksProcessor,
+    handlers: webhooksHandlers,
     // Deliveries wait on receivers (up to WEBHOOK_TIMEOUT_MS each): many in flight per process.
-    concurrency: 64,
-    schedules: [{ job: 'webhooks.relay', everyMs: 10_000 }, { job: 'webhooks.recover', everyMs: minute }],
+    concurrency: deliverySlotsPerProcess,
+    // A dead worker's lane (its running turn) is given up within ~30 s, so its subscription's next turn is not held back longer.
+    lockDurationMs: 15_000,
   },
-  pull: {
-    processor: pullProcessor,
-    concurrency: 8,
-    schedules: [{ job: 'pull.sync-schedules', everyMs: 5 * minute }],
-  },
+  pull: { handlers: pullHandlers, concurrency: 8 },
 };
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** The repeating jobs of these queues; readiness asks it whether they are all in Redis. */
+  schedules: ScheduleKeeper;
   close(): Promise<void>;
+}
+
+function startWorker<Q extends QueueName>(name: Q, deps: WorkerDeps, connection: Redis): Worker {
+  const definition = workerDefinitions[name] as WorkerDefinition<Q>;
+  const worker = new Worker(name, processorFor(name, definition.handlers(deps), deps.metrics), {
+    connection,
+    prefix: deps.queues.prefix,
+    concurrency: definition.concurrency,
+    ...(definition.lockDurationMs
+      ? { lockDuration: definition.lockDurationMs, stalledInterval: definition.lockDurationMs }
+      : {}),
+  });
+  worker.on('failed', (job, err) =>
+    deps.log.warn(
+      { queue: name, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message },
+      'job failed',
+    ),
+  );
+  worker.on('error', (err) => deps.log.error({ queue: name, err: err.message }, 'worker error'));
+  return worker;
 }
 
 export async function startWorkers(
@@ -76,28 +80,18 @@ export async function startWorkers(
   names: readonly QueueName[],
   connection: Redis,
 ): Promise<RunningWorkers> {
-  const workers: Worker[] = [];
-  for (const name of names) {
-    const definition = workerDefinitions[name];
-    const worker = new Worker(name, definition.processor(deps), {
-      connection,
-      prefix: deps.queues.prefix,
-      concurrency: definition.concurrency,
-      ...(definition.lockDurationMs ? { lockDuration: definition.lockDurationMs, stalledInterval: definition.lockDurationMs } : {}),
-    });
-    worker.on('failed', (job, err) =>
-      deps.log.warn({ queue: name, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
-    );
-    worker.on('error', (err) => deps.log.error({ queue: name, err: err.message }, 'worker error'));
-    workers.push(worker);
-    for (const schedule of definition.schedules) {
-      await deps.queues.schedule(schedule.job, schedule.everyMs, {});
-    }
-  }
+  const workers = names.map((name) => startWorker(name, deps, connection));
+  const schedules = keepSchedules(deps.queues, names, deps);
+  // At start every scheduler is upserted, which also applies a changed interval; from then on
+  // only missing ones are recreated, so processes of two releases do not keep resetting them.
+  await schedules.upsertAll();
+  schedules.start(deps.config.scheduleCheckIntervalMs);
   return {
     workers,
+    schedules,
     // Waits for running jobs to finish; unfinished ones return to the queue for another worker.
     close: async () => {
+      schedules.stop();
       await Promise.all(workers.map((worker) => worker.close()));
     },
   };

@@ -1,10 +1,12 @@
 /**
  * buildApp(deps) assembles the HTTP application and never listens; the entry point does.
- * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (API keys,
- * per-key rate limit) and the operator API under /admin/v1 (ADMIN_TOKEN; absent when unset).
+ * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (spec/000) and
+ * /v1 (spec/001) with the same API keys and per-key rate limit, and the operator API under
+ * /admin/v1 (ADMIN_TOKEN; absent when unset).
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sensible from '@fastify/sensible';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
@@ -12,19 +14,23 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
+import { rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
-import { installErrorHandlers } from './error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
+import { installJsonBodies } from './json-body.js';
 import { trackInFlightHandlers } from './in-flight.js';
 import { validatorCompiler } from './validation.js';
-import { opsRoutes } from './routes/ops.js';
+import { opsRoutes, type OpsDeps } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
 import { vehicleRoutes } from './routes/vehicles.js';
 import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
+import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
+import { geofenceRoutes } from './routes/geofences.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
@@ -32,6 +38,7 @@ import { runAdminRoutes } from './routes/admin/runs.js';
 import { providerConnectionAdminRoutes } from './routes/admin/provider-connections.js';
 import { healthAdminRoutes } from './routes/admin/health.js';
 import { rosterAdminRoutes } from './routes/admin/roster.js';
+import { inboxAdminRoutes } from './routes/admin/inbox.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
@@ -45,12 +52,19 @@ export interface AppDeps {
   /** Producers for the jobs the API starts (ingest after a push, refreshes, pull schedules). */
   queues: Queues;
   migrationIds: readonly string[];
+  /** Readiness checks beyond the API's own (workers in the same process: `schedules`). */
+  readiness?: OpsDeps['readiness'];
   now?: () => Date;
+}
+
+/** Fastify takes a hop count as a function of the hop (its types do not list the number form). */
+function trustProxy(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
-  const app: FastifyInstance = Fastify({
+  const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: () => randomUUID(),
@@ -58,9 +72,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Per-request lines cost throughput; failures are logged by the error handler instead.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-  });
+    trustProxy: trustProxy(deps.config.trustProxy),
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandlers(app);
+  installJsonBodies(app);
   trackInFlightHandlers(app);
   await app.register(sensible);
 
@@ -79,7 +97,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Fleet telematics API',
         version: apiVersion,
-        description: 'Runs, vehicles and webhooks (spec/000) plus the operator API. Envelopes and error codes: docs/api.md.',
+        description:
+          'Runs, vehicles and webhooks (spec/000, /api/v1), vehicle monitoring and geofences (spec/001, /v1), and the ' +
+          'operator API. Envelopes and error codes: docs/api.md.',
       },
       components: {
         securitySchemes: {
@@ -92,7 +112,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(opsRoutes, { pool: deps.pool, redis: deps.redis, metrics: deps.metrics, migrationIds: deps.migrationIds });
+  await app.register(opsRoutes, {
+    pool: deps.pool,
+    redis: deps.redis,
+    metrics: deps.metrics,
+    migrationIds: deps.migrationIds,
+    ...(deps.readiness ? { readiness: deps.readiness } : {}),
+  });
 
   const subscriber = deps.redis.duplicate();
   subscriber.on('error', () => {});
@@ -102,8 +128,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     subscriber.disconnect();
   });
 
-  await app.register(async (api) => {
-    api.addHook('onRequest', apiKeyAuthentication(deps.pool, keyCache, deps.log));
+  // Both public bases share one authentication (one failed-auth count per address) and one rate
+  // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
+  const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
+  const publicApi = async (api: FastifyInstance) => {
+    api.addHook('onRequest', authenticate);
     await api.register(rateLimit, {
       hook: 'preHandler',
       max: deps.config.rateLimitPerMinute,
@@ -113,31 +142,65 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       keyGenerator: (request) => request.principal.keyId,
       // Reads keep working when Redis is down; the limit is a guard, not a correctness property.
       skipOnError: true,
+      errorResponseBuilder: (_request, context) => rateLimited(context.ttl / 1000),
     });
-    await api.register(runRoutes, { pool: deps.pool });
-    await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
-    await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
-  }, { prefix: '/api/v1' });
+  };
+
+  await app.register(
+    async (api) => {
+      await publicApi(api);
+      await api.register(runRoutes, { pool: deps.pool });
+      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
+      await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
+    },
+    { prefix: '/api/v1' },
+  );
+
+  await app.register(
+    async (v1) => {
+      await publicApi(v1);
+      await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
+      await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
+    },
+    { prefix: '/v1' },
+  );
 
   const connections = new ConnectionCache(deps.pool, deps.config.secretsKey);
   await app.register(ingestRoutes, {
     prefix: '/ingest/v1',
-    pool: deps.pool, queues: deps.queues, connections, metrics: deps.metrics, log: deps.log,
+    pool: deps.pool,
+    queues: deps.queues,
+    connections,
+    metrics: deps.metrics,
+    log: deps.log,
     bodyLimitBytes: deps.config.ingestBodyLimitBytes,
+    redis: deps.redis,
+    redisPrefix: deps.config.redisPrefix,
+    rateLimitPerMinute: deps.config.ingestRateLimitPerMinute,
   });
 
   const adminToken = deps.config.adminToken;
   if (adminToken) {
-    await app.register(async (admin) => {
-      admin.addHook('onRequest', adminAuthentication(adminToken));
-      await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
-      await admin.register(vehicleAdminRoutes, { pool: deps.pool });
-      await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
-      await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
-      await admin.register(providerConnectionAdminRoutes, { pool: deps.pool, queues: deps.queues, connections, secretsKey: deps.config.secretsKey });
-      await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
-      await admin.register(rosterAdminRoutes, { pool: deps.pool });
-    }, { prefix: '/admin/v1' });
+    await app.register(
+      async (admin) => {
+        admin.addHook('onRequest', adminAuthentication(adminToken));
+        await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
+        await admin.register(vehicleAdminRoutes, { pool: deps.pool });
+        await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
+        await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
+        await admin.register(providerConnectionAdminRoutes, {
+          pool: deps.pool,
+          queues: deps.queues,
+          connections,
+          secretsKey: deps.config.secretsKey,
+          allowNets: deps.config.webhookAllowNets,
+        });
+        await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
+        await admin.register(rosterAdminRoutes, { pool: deps.pool });
+        await admin.register(inboxAdminRoutes, { pool: deps.pool });
+      },
+      { prefix: '/admin/v1' },
+    );
   }
 
   return app;

@@ -7,9 +7,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { findActiveApiKey, touchApiKey } from '../db/api-keys.js';
 import type { Pool } from '../db/pool.js';
-import { AppError } from '../errors.js';
+import { AppError, rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
-import { hashApiKey } from '../security/api-keys.js';
+import { hasApiKeyShape, hashApiKey } from '../security/api-keys.js';
 import type { ApiKeyCache } from './api-key-cache.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 
@@ -52,25 +52,26 @@ async function lookUp(pool: Pool, cache: ApiKeyCache, token: string, now: number
   return principal;
 }
 
+/**
+ * A valid key always authenticates. Failures (no key, a malformed, unknown or revoked one) are
+ * counted per client address (`request.ip`, see TRUST_PROXY); past the limit they answer 429
+ * instead of 401, and a token that cannot be a key costs no lookup at all.
+ */
 export function apiKeyAuthentication(pool: Pool, cache: ApiKeyCache, log: Logger): onRequestAsyncHookHandler {
   const lastTouched = new Map<string, number>();
   const failures = new FailedAuthLimiter();
   return async function authenticate(request, reply) {
     const now = Date.now();
-    const blockedMs = failures.blockedFor(request.ip, now);
-    if (blockedMs > 0) {
-      reply.header('retry-after', String(Math.ceil(blockedMs / 1000)));
-      throw new AppError('RATE_LIMITED', 'too many failed authentications from this address');
-    }
     const token = bearerToken(request);
-    if (!token) {
-      failures.recordFailure(request.ip, now);
-      throw unauthorized(reply, 'missing API key: send Authorization: Bearer <API_KEY>');
-    }
-    const principal = await lookUp(pool, cache, token, now);
+    const principal = token && hasApiKeyShape(token) ? await lookUp(pool, cache, token, now) : null;
     if (!principal) {
+      const blockedMs = failures.blockedFor(request.ip, now);
+      if (blockedMs > 0) throw rateLimited(blockedMs / 1000, 'too many failed authentications from this address');
       failures.recordFailure(request.ip, now);
-      throw unauthorized(reply, 'invalid or revoked API key');
+      throw unauthorized(
+        reply,
+        token ? 'invalid or revoked API key' : 'missing API key: send Authorization: Bearer <API_KEY>',
+      );
     }
     request.principal = principal;
     if ((lastTouched.get(principal.keyId) ?? 0) < now - touchIntervalMs) {
@@ -84,7 +85,9 @@ export function adminAuthentication(adminToken: string): onRequestAsyncHookHandl
   const expected = createHash('sha256').update(adminToken).digest();
   return async function authenticateOperator(request, reply) {
     const token = bearerToken(request);
-    const given = createHash('sha256').update(token ?? '').digest();
+    const given = createHash('sha256')
+      .update(token ?? '')
+      .digest();
     // Comparing fixed-length digests keeps the comparison constant-time whatever the input length.
     if (!token || !timingSafeEqual(given, expected)) throw unauthorized(reply, 'missing or invalid operator token');
   };

@@ -1,41 +1,94 @@
 /**
- * Every failure leaves as the error envelope with a code from DESIGN §4; a 5xx never carries the
- * cause (it is logged here, once, with the request id; never the URL, which may hold a device token).
+ * Every failure leaves as the error envelope with a code from src/errors.ts, chosen by the error's
+ * code (ours, or fastify's for what fastify refuses itself); a 5xx never carries the cause (it is
+ * logged here, once, with the request id; never the URL, which may hold a device token). Requests
+ * that never reach a route (bad percent-encoding, unparseable HTTP, oversized headers) get the
+ * envelope too.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorStatus, invalidRequest, type ErrorCode } from '../errors.js';
+import { isDatabaseTimeout } from '../db/pool.js';
+import { AppError, errors, invalidRequest, type ErrorCode } from '../errors.js';
 import { meta, type ErrorEnvelope } from './schemas/common.js';
 import { fieldErrors } from './validation.js';
 
-export function errorEnvelope(code: ErrorCode, message: string, details: Record<string, unknown> | null = null): ErrorEnvelope {
+export function errorEnvelope(
+  code: ErrorCode,
+  message: string = errors[code].message,
+  details: Record<string, unknown> | null = null,
+): ErrorEnvelope {
   return { success: false, error: { code, message, details }, meta: meta(null) };
 }
 
-function classify(error: FastifyError | AppError): { code: ErrorCode; message: string; details: Record<string, unknown> | null } {
-  if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
-  if (error.validation) {
-    const invalid = invalidRequest(fieldErrors(error.validation as never, error.validationContext));
-    return { code: invalid.code, message: invalid.message, details: invalid.details };
-  }
+const invalid = (field: string, message: string) => invalidRequest([{ field, message }]);
+
+/** Fastify's own refusals of a request, by fastify error code. */
+const frameworkErrors: Record<string, () => AppError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => invalid('content-type', 'must be application/json'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => invalid('content-length', 'does not match the body'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => invalid('body', 'must not be empty'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => invalid('body', 'is not valid JSON'),
+  FST_ERR_BAD_URL: () => invalid('url', 'is not a valid URL (bad percent-encoding)'),
+  FST_ERR_MAX_PARAM_LENGTH: () => invalid('url', 'has a path segment that is too long'),
+};
+
+function toAppError(error: FastifyError | AppError): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) return invalidRequest(fieldErrors(error.validation as never, error.validationContext));
+  const known = frameworkErrors[error.code];
+  if (known) return known();
+  // Postgres did not answer in time (src/db/pool.ts): overload or a stuck query, so a retry may
+  // succeed. 503 says so; the timeout's details stay in the log.
+  if (isDatabaseTimeout(error))
+    return new AppError('SERVICE_UNAVAILABLE', 'the database did not answer in time; retry later');
+  // A plugin's own refusal (swagger-ui's static files): the client's fault, but not one we name.
   const status = error.statusCode ?? 500;
-  if (status === 413) return { code: 'PAYLOAD_TOO_LARGE', message: 'request body is too large', details: null };
-  if (status === 429) return { code: 'RATE_LIMITED', message: 'rate limit exceeded; retry after the Retry-After seconds', details: null };
-  if (status === 415) {
-    return { code: 'INVALID_REQUEST', message: 'Content-Type must be application/json', details: { errors: [{ field: 'content-type', message: 'must be application/json' }] } };
+  if (status === 404) return new AppError('NOT_FOUND');
+  if (status >= 400 && status < 500) return invalid('request', error.message);
+  return new AppError('INTERNAL_ERROR');
+}
+
+function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (appError.retryAfterSeconds !== null) reply.header('retry-after', String(appError.retryAfterSeconds));
+  return reply.code(appError.status).send(errorEnvelope(appError.code, appError.message, appError.details));
+}
+
+/** Fastify's `frameworkErrors` option: refusals made before routing (bad percent-encoding, long params). */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  void sendError(error, request, reply);
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: Node's HTTP parser refused the bytes (unknown method,
+ * malformed request line, headers over the limit), so there is no request to answer through
+ * fastify; the envelope is written to the socket and the connection closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const appError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('HEADERS_TOO_LARGE')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('REQUEST_TIMEOUT')
+        : invalid('request', 'is not valid HTTP/1.1');
+  const body = JSON.stringify(errorEnvelope(appError.code, appError.message, appError.details));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
   }
-  if (status >= 400 && status < 500) {
-    return { code: 'INVALID_REQUEST', message: error.message, details: { errors: [{ field: 'body', message: error.message }] } };
-  }
-  return { code: 'INTERNAL_ERROR', message: 'internal error; the request id is in the x-request-id header', details: null };
+  socket.destroy(error);
 }
 
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    const { code, message, details } = classify(error);
-    const status = errorStatus[code];
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(status).send(errorEnvelope(code, message, details));
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
     reply.code(404).send(errorEnvelope('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
   );

@@ -1,7 +1,9 @@
 /**
- * Limits failed authentications per client address, in process. The per-key rate limit cannot
- * see a request whose key is wrong, and each such request costs a Postgres lookup; guessing keys
- * is hopeless (256 bits) but flooding with them should not be free.
+ * Counts failed authentications per client address, in process. The per-key rate limit cannot
+ * see a request whose key is wrong; guessing keys is hopeless (256 bits), but a flood of wrong
+ * ones should not be free, and a broken client should be told to back off. Only failures are
+ * limited: a request with a valid key is never refused here, so many clients behind one proxy or
+ * NAT address are not locked out by one of them (src/api/auth.ts).
  */
 export class FailedAuthLimiter {
   private readonly failures = new Map<string, { count: number; windowStart: number }>();
@@ -12,7 +14,7 @@ export class FailedAuthLimiter {
     private readonly maxTracked = 100_000,
   ) {}
 
-  /** Milliseconds until the address may try again, or 0 when it may try now. */
+  /** Milliseconds until the address's failures stop being refused, or 0 when they are not. */
   blockedFor(address: string, now: number): number {
     const entry = this.failures.get(address);
     if (!entry || now - entry.windowStart >= this.windowMs) return 0;

@@ -7,4 +7,3 @@ process.exitCode = await fleetctl(process.argv.slice(2), {
   // A progress line redrawn in place on a terminal; nothing when output is piped.
   progress: process.stderr.isTTY ? (line) => process.stderr.write(`\r${line}\x1b[K`) : null,
 });
-

@@ -4,6 +4,7 @@
  * `--json` for scripts.
  */
 import { parseArgs } from 'node:util';
+import { isRecordId } from '../api/schemas/common.js';
 import { loadCliConfig, ConfigError, type CliConfig } from '../config.js';
 import { adapters, isProviderId } from '../../providers/index.js';
 import { prepareDatabase } from '../db/migrate.js';
@@ -22,7 +23,11 @@ const usage = `fleetctl <command> [options]
                            [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
                            [--provider-vehicle-id id]
   vehicle list <company-id>
-  inbox replay --since <ISO time> [--provider <p>]   re-normalize stored raw payloads (idempotent)
+  inbox failed [--provider p] [--connection id] [--company id] [--limit n]
+                                            parked inbox rows: payloads that failed on their own
+  inbox replay (--since <ISO time> | --parked) [--provider p] [--connection id]
+                                            re-normalize stored raw payloads (idempotent); --parked
+                                            retries parked rows after a fix
 
 Options: --json (machine-readable output), --help
 Environment: FLEET_API_URL (default http://127.0.0.1:$PORT), ADMIN_TOKEN, DATABASE_URL (migrate, replay)`;
@@ -35,18 +40,27 @@ interface Output {
 }
 
 async function call(config: CliConfig, method: string, path: string, body?: unknown): Promise<any> {
-  if (!config.adminToken) throw new CliError('ADMIN_TOKEN is not set: fleetctl needs the operator token of the service');
+  if (!config.adminToken)
+    throw new CliError('ADMIN_TOKEN is not set: fleetctl needs the operator token of the service');
   let response: Response;
   try {
     response = await fetch(`${config.apiUrl}/admin/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${config.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${config.adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
-    throw new CliError(`cannot reach ${config.apiUrl} (${(error as Error).message}); is the service running? Set FLEET_API_URL.`);
+    throw new CliError(
+      `cannot reach ${config.apiUrl} (${(error as Error).message}); is the service running? Set FLEET_API_URL.`,
+    );
   }
-  const payload = (await response.json().catch(() => null)) as { data?: unknown; error?: { code: string; message: string } } | null;
+  const payload = (await response.json().catch(() => null)) as {
+    data?: unknown;
+    error?: { code: string; message: string };
+  } | null;
   if (!response.ok) {
     const error = payload?.error;
     throw new CliError(error ? `${error.code}: ${error.message}` : `HTTP ${response.status}`);
@@ -58,8 +72,18 @@ function table(rows: Array<Record<string, unknown>>, columns: string[]): string 
   if (rows.length === 0) return '(none)';
   const text = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join(
+    '\n',
+  );
+}
+
+function shorten(text: string | null, chars: number): string | null {
+  return text !== null && text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
 }
 
 function required(value: string | undefined, what: string): string {
@@ -100,6 +124,10 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       'provider-vehicle-id': { type: 'string' },
       'external-id': { type: 'string', multiple: true },
       since: { type: 'string' },
+      parked: { type: 'boolean', default: false },
+      connection: { type: 'string' },
+      company: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -116,7 +144,10 @@ async function main(argv: string[], io: CliIo): Promise<void> {
 
   switch (command) {
     case 'migrate': {
-      const applied = await prepareDatabase(config.databaseUrl, createLogger(values.json ? 'silent' : 'info', 'fleetctl'));
+      const applied = await prepareDatabase(
+        config.databaseUrl,
+        createLogger(values.json ? 'silent' : 'info', 'fleetctl'),
+      );
       out.print({ applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'));
       return;
     }
@@ -128,7 +159,10 @@ async function main(argv: string[], io: CliIo): Promise<void> {
           return [connector, id];
         }),
       );
-      const company = await call(config, 'POST', '/companies', { name: required(rest.join(' ') || undefined, 'company name'), external_ids: externalIds });
+      const company = await call(config, 'POST', '/companies', {
+        name: required(rest.join(' ') || undefined, 'company name'),
+        external_ids: externalIds,
+      });
       out.print(company, () => `created company "${company.name}"\nid: ${company.id}`);
       return;
     }
@@ -140,7 +174,11 @@ async function main(argv: string[], io: CliIo): Promise<void> {
     case 'key create': {
       const companyId = required(rest[0], 'company id');
       const key = await call(config, 'POST', `/companies/${companyId}/api-keys`, { name: values.name ?? null });
-      out.print(key, () => `API key ${key.id} for company ${companyId}\n\n  ${key.key}\n\nShown once: store it now. Use it as: Authorization: Bearer <key>`);
+      out.print(
+        key,
+        () =>
+          `API key ${key.id} for company ${companyId}\n\n  ${key.key}\n\nShown once: store it now. Use it as: Authorization: Bearer <key>`,
+      );
       return;
     }
     case 'key revoke': {
@@ -167,20 +205,48 @@ async function main(argv: string[], io: CliIo): Promise<void> {
     case 'vehicle list': {
       const vehicles = await call(config, 'GET', `/companies/${required(rest[0], 'company id')}/vehicles?limit=200`);
       out.print(vehicles, () =>
-        table(vehicles.map((v: any) => ({ ...v, status: v.active ? v.health.status : 'inactive', provider: v.telematics_provider ?? 'manual' })),
-          ['id', 'name', 'license_plate', 'vin', 'provider', 'status']),
+        table(
+          vehicles.map((v: any) => ({
+            ...v,
+            status: v.active ? v.health.status : 'inactive',
+            provider: v.telematics_provider ?? 'manual',
+          })),
+          ['id', 'name', 'license_plate', 'vin', 'provider', 'status'],
+        ),
+      );
+      return;
+    }
+    case 'inbox failed': {
+      const query = new URLSearchParams({ limit: values.limit ?? '50' });
+      if (values.provider) query.set('provider', values.provider);
+      if (values.connection) query.set('connection_id', values.connection);
+      if (values.company) query.set('company_id', values.company);
+      const rows = await call(config, 'GET', `/inbox/failed?${query}`);
+      out.print(rows, () =>
+        table(
+          rows.map((r: any) => ({ ...r, error: shorten(r.error, 80) })),
+          ['inbox_id', 'provider', 'connection_id', 'received_at', 'failed_attempts', 'error'],
+        ),
       );
       return;
     }
     case 'inbox replay': {
-      const since = new Date(required(values.since, '--since <ISO time>'));
-      if (Number.isNaN(since.getTime())) throw new CliError(`--since must be an ISO time such as 2026-11-01T00:00:00Z (got "${values.since}")`);
+      if (!values.since && !values.parked)
+        throw new CliError(`inbox replay needs --since <ISO time> or --parked\n\n${usage}`);
+      const since = values.since ? new Date(values.since) : null;
+      if (since && Number.isNaN(since.getTime()))
+        throw new CliError(`--since must be an ISO time such as 2026-11-01T00:00:00Z (got "${values.since}")`);
       const provider = values.provider ?? null;
-      if (provider !== null && !isProviderId(provider)) throw new CliError(`--provider must be one of ${Object.keys(adapters).join(', ')}`);
+      if (provider !== null && !isProviderId(provider))
+        throw new CliError(`--provider must be one of ${Object.keys(adapters).join(', ')}`);
+      const connectionId = values.connection ?? null;
+      if (connectionId !== null && !isRecordId(connectionId))
+        throw new CliError(`--connection must be a provider connection id (got "${connectionId}")`);
       const pool = createPool(config.databaseUrl, 2, createLogger('silent'));
       try {
         let last = 0;
-        const summary = await replayInbox(pool, adapters, { since, provider }, (progress) => {
+        const filter = { since, provider, connectionId, parkedOnly: values.parked };
+        const summary = await replayInbox(pool, adapters, filter, (progress) => {
           // At most ~10 redraws a second, and always the final one.
           if (!io.progress || (Date.now() - last < 100 && progress.done < progress.total)) return;
           last = Date.now();
@@ -188,9 +254,12 @@ async function main(argv: string[], io: CliIo): Promise<void> {
         });
         // Ends the redrawn progress line before the summary.
         if (io.progress) io.stderr('');
-        out.print(summary, () =>
-          `replayed ${summary.rows} inbox rows: ${summary.samples} samples, ${summary.changedVehicleIds.length} vehicles updated, ` +
-          `${summary.failed} not normalizable, ${summary.busy} skipped (being processed by a worker)`,
+        out.print(
+          summary,
+          () =>
+            `replayed ${summary.rows} inbox rows: ${summary.samples} samples, ${summary.changedVehicleIds.length} vehicles updated, ` +
+            `${summary.failed} not normalizable, ${summary.parked} failed and parked, ` +
+            `${summary.busy} skipped (being processed by a worker)`,
         );
       } finally {
         await pool.end();
@@ -208,7 +277,10 @@ export async function fleetctl(argv: string[], io: CliIo): Promise<number> {
     await main(argv, io);
     return 0;
   } catch (error) {
-    const known = error instanceof CliError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known =
+      error instanceof CliError ||
+      error instanceof ConfigError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     io.stderr(`fleetctl: ${known ? (error as Error).message : `unexpected error: ${(error as Error).message}`}`);
     return 1;
   }

@@ -28,7 +28,10 @@ export async function insertApiKey(
 }
 
 /** The key's id and company when the hash matches a key that is not revoked. */
-export async function findActiveApiKey(q: Queryable, keyHash: Buffer): Promise<{ id: string; companyId: string } | null> {
+export async function findActiveApiKey(
+  q: Queryable,
+  keyHash: Buffer,
+): Promise<{ id: string; companyId: string } | null> {
   const result = await q.query<{ id: string; companyId: string }>({
     name: 'find-active-api-key',
     text: `SELECT id, company_id AS "companyId" FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,

@@ -9,7 +9,11 @@ export interface CompanyRecord {
 
 const companyColumns = `id, name, external_ids AS "externalIds", created_at AS "createdAt"`;
 
-export async function insertCompany(q: Queryable, name: string, externalIds: Record<string, string>): Promise<CompanyRecord> {
+export async function insertCompany(
+  q: Queryable,
+  name: string,
+  externalIds: Record<string, string>,
+): Promise<CompanyRecord> {
   const result = await q.query<CompanyRecord>(
     `INSERT INTO companies (name, external_ids) VALUES ($1, $2) RETURNING ${companyColumns}`,
     [name, jsonb(externalIds)],
@@ -40,7 +44,10 @@ export async function setCompanyHealthConfig(q: Queryable, id: string, config: u
 }
 
 export async function findCompanyHealthConfig(q: Queryable, id: string): Promise<unknown | null> {
-  const result = await q.query<{ healthConfig: unknown }>(`SELECT health_config AS "healthConfig" FROM companies WHERE id = $1`, [id]);
+  const result = await q.query<{ healthConfig: unknown }>(
+    `SELECT health_config AS "healthConfig" FROM companies WHERE id = $1`,
+    [id],
+  );
   return result.rows[0]?.healthConfig ?? null;
 }
 

@@ -17,20 +17,25 @@ export interface HealthSubject {
   companyConfig: DeepPartial<HealthConfig>;
   vehicleConfig: DeepPartial<HealthConfig>;
   state: HealthState | null;
-  evaluatedThrough: Date | null;
+  /** Per signal, the newest sample time fed to the rules (ISO 8601); a signal never fed is absent. */
+  fedThrough: Record<string, string>;
 }
 
 /**
  * Locks and loads the active vehicles among `ids` with their health state. `skipLocked` lets the
  * sweep pass over vehicles another transaction is writing (their own evaluation follows).
  */
-export async function lockHealthSubjects(q: Queryable, ids: readonly string[], skipLocked: boolean): Promise<HealthSubject[]> {
+export async function lockHealthSubjects(
+  q: Queryable,
+  ids: readonly string[],
+  skipLocked: boolean,
+): Promise<HealthSubject[]> {
   const result = await q.query<HealthSubject>({
     name: skipLocked ? 'lock-health-subjects-skip' : 'lock-health-subjects',
     text: `SELECT v.id, v.company_id AS "companyId", v.telematics_provider AS "telematicsProvider", v.created_at AS "createdAt",
                   v.signals <> '{}'::jsonb AS "hasTelemetry", v.health, v.link_broken AS "linkBroken",
                   v.signals -> 'odometer' AS odometer, c.health_config AS "companyConfig", v.health_config AS "vehicleConfig",
-                  s.state, s.evaluated_through AS "evaluatedThrough"
+                  s.state, coalesce(s.fed_through, '{}'::jsonb) AS "fedThrough"
            FROM vehicles v
            JOIN companies c ON c.id = v.company_id
            LEFT JOIN vehicle_health_state s ON s.vehicle_id = v.id
@@ -43,31 +48,42 @@ export async function lockHealthSubjects(q: Queryable, ids: readonly string[], s
 }
 
 /** The signals the rules read. */
-const ruleSignals = [
-  'odometer_km', 'gps_odometer_km', 'battery_voltage', 'engine_state', 'coolant_temp_c', 'tire_pressure_kpa',
-  'fuel_percent', 'dtcs', 'check_engine_light', 'brake_lining_percent',
+export const ruleSignals = [
+  'odometer_km',
+  'gps_odometer_km',
+  'battery_voltage',
+  'engine_state',
+  'coolant_temp_c',
+  'tire_pressure_kpa',
+  'fuel_percent',
+  'dtcs',
+  'check_engine_light',
+  'brake_lining_percent',
 ] as const;
 
-/** Per vehicle, readings newer than `since`, oldest first (at most `limit` per vehicle, the newest). */
+/**
+ * Per vehicle and signal, readings newer than that signal's `since` (at most `limit` per signal,
+ * the newest), grouped by vehicle. Each (vehicle, signal) is one ordered scan of the primary key.
+ */
 export async function loadNewSamples(
   q: Queryable,
-  windows: ReadonlyArray<{ vehicleId: string; since: Date }>,
+  windows: ReadonlyArray<{ vehicleId: string; signal: string; since: Date }>,
   limit: number,
 ): Promise<Map<string, RuleSample[]>> {
   const samples = new Map<string, RuleSample[]>();
   if (windows.length === 0) return samples;
   const result = await q.query<RuleSample & { vehicleId: string }>({
     name: 'load-new-samples',
-    text: `SELECT w.vehicle_id AS "vehicleId", r.signal, r.recorded_at AS "recordedAt", r.value, r.source
-           FROM unnest($1::uuid[], $2::timestamptz[]) AS w(vehicle_id, since)
+    text: `SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
+           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS w(vehicle_id, signal, since)
            CROSS JOIN LATERAL (
-             SELECT signal, recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
+             SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
-             WHERE vehicle_id = w.vehicle_id AND signal = ANY($3::text[]) AND recorded_at > w.since
+             WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
              ORDER BY recorded_at DESC LIMIT $4
            ) r
-           ORDER BY w.vehicle_id, r.recorded_at, r.signal`,
-    values: [windows.map((w) => w.vehicleId), windows.map((w) => w.since), ruleSignals, limit],
+           ORDER BY w.vehicle_id, r.recorded_at, w.signal`,
+    values: [windows.map((w) => w.vehicleId), windows.map((w) => w.signal), windows.map((w) => w.since), limit],
   });
   for (const { vehicleId, ...sample } of result.rows) {
     const list = samples.get(vehicleId) ?? [];
@@ -114,14 +130,19 @@ export interface HealthWrite {
   odometer: { km: number; as_of: string; source: string } | null;
   /** Health, link or odometer changed: updated_at moves. */
   visibleChange: boolean;
-  /** The rules' state or the evaluated-through time moved: the state row is written. */
+  /** The rules' state or a signal's watermark moved: the state row is written. */
   stateChanged: boolean;
   state: HealthState;
-  evaluatedThrough: Date | null;
+  fedThrough: Record<string, string>;
   events: HealthEvent[];
 }
 
-export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], evaluatedAt: Date, cascade: boolean): Promise<void> {
+export async function saveHealth(
+  q: Queryable,
+  writes: readonly HealthWrite[],
+  evaluatedAt: Date,
+  cascade: boolean,
+): Promise<void> {
   if (writes.length === 0) return;
   const changed = writes.filter((w) => w.visibleChange);
   if (changed.length > 0) {
@@ -134,21 +155,32 @@ export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], e
                updated_at = clock_timestamp()
              FROM json_to_recordset($1::json) AS c(id uuid, health jsonb, link_broken jsonb, odometer jsonb)
              WHERE v.id = c.id`,
-      values: [JSON.stringify(changed.map((w) => ({ id: w.vehicleId, health: w.health, link_broken: w.linkBroken, odometer: w.odometer })))],
+      values: [
+        JSON.stringify(
+          changed.map((w) => ({ id: w.vehicleId, health: w.health, link_broken: w.linkBroken, odometer: w.odometer })),
+        ),
+      ],
     });
   }
   const states = writes.filter((w) => w.stateChanged);
   if (states.length > 0) {
     await q.query({
       name: 'save-health-state',
-      text: `INSERT INTO vehicle_health_state (vehicle_id, evaluated_through, state, evaluated_at)
-             SELECT id, through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, through timestamptz, state jsonb)
+      text: `INSERT INTO vehicle_health_state (vehicle_id, fed_through, state, evaluated_at)
+             SELECT id, fed_through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, fed_through jsonb, state jsonb)
              ON CONFLICT (vehicle_id) DO UPDATE
-               SET evaluated_through = excluded.evaluated_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
-      values: [JSON.stringify(states.map((w) => ({ id: w.vehicleId, through: w.evaluatedThrough, state: w.state }))), evaluatedAt],
+               SET fed_through = excluded.fed_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
+      values: [
+        JSON.stringify(states.map((w) => ({ id: w.vehicleId, fed_through: w.fedThrough, state: w.state }))),
+        evaluatedAt,
+      ],
     });
   }
-  const events = cascade ? writes.flatMap((w) => w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload }))) : [];
+  const events = cascade
+    ? writes.flatMap((w) =>
+        w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload })),
+      )
+    : [];
   if (events.length > 0) {
     await q.query({
       name: 'insert-health-events',

@@ -61,7 +61,9 @@ export async function migrate(pool: Pool, log: Logger, migrations = readMigratio
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const done = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+    const done = new Set(
+      (await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
+    );
     for (const migration of migrations) {
       if (done.has(migration.id)) continue;
       await client.query('BEGIN');
@@ -71,11 +73,13 @@ export async function migrate(pool: Pool, log: Logger, migrations = readMigratio
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${migration.id} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(migration.id);
       log.info({ migration: migration.id }, 'migration applied');
     }
+    // Under the same lock: replicas starting together would otherwise race on CREATE TABLE.
+    await ensureReadingPartitions(client, new Date());
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLockKey]).catch(() => {});
     client.release();
@@ -93,16 +97,14 @@ export async function pendingMigrations(pool: Pool, migrationIds: readonly strin
 }
 
 /**
- * Creates the database when missing, applies migrations (advisory-locked, so replicas may race)
- * and the coming readings partitions. Returns the migrations it applied.
+ * Creates the database when missing, applies migrations and the coming readings partitions
+ * (advisory-locked, so replicas may race). Returns the migrations it applied.
  */
 export async function prepareDatabase(databaseUrl: string, log: Logger): Promise<string[]> {
   if (await ensureDatabase(databaseUrl)) log.info('database created');
   const pool = createPool(databaseUrl, 1, log);
   try {
-    const applied = await migrate(pool, log);
-    await ensureReadingPartitions(pool, new Date());
-    return applied;
+    return await migrate(pool, log);
   } finally {
     await pool.end();
   }

@@ -28,7 +28,10 @@ export interface NewProviderConnection {
   pullIntervalSeconds: number;
 }
 
-export async function insertProviderConnection(q: Queryable, c: NewProviderConnection): Promise<ProviderConnectionRecord> {
+export async function insertProviderConnection(
+  q: Queryable,
+  c: NewProviderConnection,
+): Promise<ProviderConnectionRecord> {
   const result = await q.query<ProviderConnectionRecord>(
     `INSERT INTO provider_connections (company_id, provider, name, config_ciphertext, pull_interval_seconds)
      VALUES ($1, $2, $3, $4, $5) RETURNING ${connectionColumns}`,
@@ -55,7 +58,10 @@ export async function listProviderConnections(q: Queryable, companyId: string): 
 }
 
 /** Active connections of the given providers (those whose feeds are pulled). */
-export async function listActiveConnections(q: Queryable, providers: readonly string[]): Promise<ProviderConnectionRecord[]> {
+export async function listActiveConnections(
+  q: Queryable,
+  providers: readonly string[],
+): Promise<ProviderConnectionRecord[]> {
   const result = await q.query<ProviderConnectionRecord>(
     `SELECT ${connectionColumns} FROM provider_connections WHERE active AND provider = ANY($1) ORDER BY id`,
     [providers],
@@ -63,7 +69,11 @@ export async function listActiveConnections(q: Queryable, providers: readonly st
   return result.rows;
 }
 
-export async function setConnectionActive(q: Queryable, id: string, active: boolean): Promise<ProviderConnectionRecord | null> {
+export async function setConnectionActive(
+  q: Queryable,
+  id: string,
+  active: boolean,
+): Promise<ProviderConnectionRecord | null> {
   const result = await q.query<ProviderConnectionRecord>(
     `UPDATE provider_connections SET active = $2 WHERE id = $1 RETURNING ${connectionColumns}`,
     [id, active],
@@ -76,7 +86,12 @@ export async function setConnectionActive(q: Queryable, id: string, active: bool
  * in one statement, so two pulls of one feed never overlap and no row lock is held while the
  * provider answers. Null when inactive, backing off, or claimed by another pull.
  */
-export async function claimFeedPull(q: Queryable, id: string, now: Date, leaseUntil: Date): Promise<ProviderConnectionRecord | null> {
+export async function claimFeedPull(
+  q: Queryable,
+  id: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<ProviderConnectionRecord | null> {
   const result = await q.query<ProviderConnectionRecord>(
     `UPDATE provider_connections SET next_pull_at = $3
      WHERE id = $1 AND active AND (next_pull_at IS NULL OR next_pull_at <= $2)
@@ -88,7 +103,10 @@ export async function claimFeedPull(q: Queryable, id: string, now: Date, leaseUn
 
 /** Gives a claim back without a page (storing it failed): the feed is due again at once. */
 export async function releaseFeedPull(q: Queryable, id: string, leaseUntil: Date): Promise<void> {
-  await q.query(`UPDATE provider_connections SET next_pull_at = NULL WHERE id = $1 AND next_pull_at = $2`, [id, leaseUntil]);
+  await q.query(`UPDATE provider_connections SET next_pull_at = NULL WHERE id = $1 AND next_pull_at = $2`, [
+    id,
+    leaseUntil,
+  ]);
 }
 
 /** Records a pull: the new cursor (only with its page committed in the same transaction), errors, back-off. */

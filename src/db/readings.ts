@@ -21,7 +21,18 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
     text: `INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source)
            SELECT v, s, t, n, j, o FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text)
            ON CONFLICT DO NOTHING`,
-    values: [JSON.stringify(rows.map((r) => ({ v: r.vehicleId, s: r.signal, t: r.recordedAt, n: r.valueNum, j: r.valueJson ?? null, o: r.source })))],
+    values: [
+      JSON.stringify(
+        rows.map((r) => ({
+          v: r.vehicleId,
+          s: r.signal,
+          t: r.recordedAt,
+          n: r.valueNum,
+          j: r.valueJson ?? null,
+          o: r.source,
+        })),
+      ),
+    ],
   });
   return result.rowCount ?? 0;
 }

@@ -1,6 +1,6 @@
 /** Statements of the runs stage: health events to consume, the dispatch roster and assignee load. */
 import type { VehicleAlert } from '../domain/vehicle.js';
-import type { RosterMember } from '../runs/dispatch-assistant.js';
+import type { RosterMember } from '../domain/run.js';
 import type { Queryable } from './pool.js';
 
 export interface PendingHealthEvent {
@@ -38,12 +38,19 @@ export async function markHealthEventsConsumed(q: Queryable, ids: readonly numbe
  * already had: a repeated request (a retry, the sweep) then does nothing.
  */
 export async function claimDispatchCheck(q: Queryable, runId: string): Promise<boolean> {
-  const result = await q.query(`UPDATE runs SET dispatch_checked_at = clock_timestamp() WHERE id = $1 AND dispatch_checked_at IS NULL`, [runId]);
+  const result = await q.query(
+    `UPDATE runs SET dispatch_checked_at = clock_timestamp() WHERE id = $1 AND dispatch_checked_at IS NULL`,
+    [runId],
+  );
   return result.rowCount === 1;
 }
 
 /** Runs created before `before` that the dispatch assistant has not looked at (their request was lost). */
-export async function listRunsAwaitingDispatch(q: Queryable, before: Date, limit: number): Promise<Array<{ companyId: string; runId: string }>> {
+export async function listRunsAwaitingDispatch(
+  q: Queryable,
+  before: Date,
+  limit: number,
+): Promise<Array<{ companyId: string; runId: string }>> {
   const result = await q.query<{ companyId: string; runId: string }>(
     `SELECT company_id AS "companyId", id AS "runId" FROM runs
      WHERE dispatch_checked_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`,
@@ -55,11 +62,18 @@ export async function listRunsAwaitingDispatch(q: Queryable, before: Date, limit
 const rosterColumns = `id, type, name, skills, latitude, longitude, capacity, active`;
 
 export async function listRoster(q: Queryable, companyId: string): Promise<RosterMember[]> {
-  const result = await q.query<RosterMember>(`SELECT ${rosterColumns} FROM dispatch_roster WHERE company_id = $1 ORDER BY name, id`, [companyId]);
+  const result = await q.query<RosterMember>(
+    `SELECT ${rosterColumns} FROM dispatch_roster WHERE company_id = $1 ORDER BY name, id`,
+    [companyId],
+  );
   return result.rows;
 }
 
-export async function insertRosterMember(q: Queryable, companyId: string, m: Omit<RosterMember, 'id' | 'active'>): Promise<RosterMember> {
+export async function insertRosterMember(
+  q: Queryable,
+  companyId: string,
+  m: Omit<RosterMember, 'id' | 'active'>,
+): Promise<RosterMember> {
   const result = await q.query<RosterMember>(
     `INSERT INTO dispatch_roster (company_id, type, name, skills, latitude, longitude, capacity) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${rosterColumns}`,
     [companyId, m.type, m.name, m.skills, m.latitude, m.longitude, m.capacity],
@@ -68,12 +82,18 @@ export async function insertRosterMember(q: Queryable, companyId: string, m: Omi
 }
 
 export async function deactivateRosterMember(q: Queryable, id: string): Promise<RosterMember | null> {
-  const result = await q.query<RosterMember>(`UPDATE dispatch_roster SET active = false WHERE id = $1 RETURNING ${rosterColumns}`, [id]);
+  const result = await q.query<RosterMember>(
+    `UPDATE dispatch_roster SET active = false WHERE id = $1 RETURNING ${rosterColumns}`,
+    [id],
+  );
   return result.rows[0] ?? null;
 }
 
 export async function findRosterMemberCompanyId(q: Queryable, id: string): Promise<string | null> {
-  const result = await q.query<{ companyId: string }>(`SELECT company_id AS "companyId" FROM dispatch_roster WHERE id = $1`, [id]);
+  const result = await q.query<{ companyId: string }>(
+    `SELECT company_id AS "companyId" FROM dispatch_roster WHERE id = $1`,
+    [id],
+  );
   return result.rows[0]?.companyId ?? null;
 }
 

@@ -27,7 +27,13 @@ const runFilterSql = `r.company_id = $1
   AND ($3::text IS NULL OR r.scheduling_state = $3)
   AND ($4::timestamptz IS NULL OR r.updated_at >= $4)`;
 
-export async function listRuns(q: Queryable, companyId: string, f: RunFilter, limit: number, offset: number): Promise<RunRecord[]> {
+export async function listRuns(
+  q: Queryable,
+  companyId: string,
+  f: RunFilter,
+  limit: number,
+  offset: number,
+): Promise<RunRecord[]> {
   const result = await q.query<RunRecord>({
     name: 'list-runs',
     text: `SELECT ${runColumns} FROM ${runFrom} WHERE ${runFilterSql}
@@ -65,7 +71,10 @@ export async function lockRun(q: Queryable, companyId: string, id: string): Prom
 }
 
 /** The vehicle's run that is still open or in progress, locked; the fold rule adds to it. */
-export async function lockOpenRunOfVehicle(q: Queryable, vehicleId: string): Promise<{ id: string; items: RunItem[] } | null> {
+export async function lockOpenRunOfVehicle(
+  q: Queryable,
+  vehicleId: string,
+): Promise<{ id: string; items: RunItem[] } | null> {
   const result = await q.query<{ id: string; items: RunItem[] }>(
     `SELECT id, items FROM runs WHERE vehicle_id = $1 AND status IN ('open', 'in_progress')
      ORDER BY created_at DESC LIMIT 1 FOR NO KEY UPDATE`,
@@ -76,8 +85,18 @@ export async function lockOpenRunOfVehicle(q: Queryable, vehicleId: string): Pro
 
 export type NewRun = Pick<
   RunRecord,
-  | 'companyId' | 'vehicleId' | 'contactId' | 'serviceLocationId' | 'referenceCode' | 'title' | 'description'
-  | 'preferredStart' | 'preferredEnd' | 'customerRequestedTime' | 'customer' | 'items'
+  | 'companyId'
+  | 'vehicleId'
+  | 'contactId'
+  | 'serviceLocationId'
+  | 'referenceCode'
+  | 'title'
+  | 'description'
+  | 'preferredStart'
+  | 'preferredEnd'
+  | 'customerRequestedTime'
+  | 'customer'
+  | 'items'
 >;
 
 /** Inserts a run; null when the reference code is already taken in the company (caller retries). */
@@ -89,8 +108,18 @@ export async function insertRun(q: Queryable, run: NewRun): Promise<string | nul
      ON CONFLICT (company_id, reference_code) DO NOTHING
      RETURNING id`,
     [
-      run.companyId, run.vehicleId, run.contactId, run.serviceLocationId, run.referenceCode, run.title, run.description,
-      run.preferredStart, run.preferredEnd, jsonb(run.customerRequestedTime), jsonb(run.customer), jsonb(run.items),
+      run.companyId,
+      run.vehicleId,
+      run.contactId,
+      run.serviceLocationId,
+      run.referenceCode,
+      run.title,
+      run.description,
+      run.preferredStart,
+      run.preferredEnd,
+      jsonb(run.customerRequestedTime),
+      jsonb(run.customer),
+      jsonb(run.items),
     ],
   );
   return result.rows[0]?.id ?? null;
@@ -107,8 +136,15 @@ export async function updateRunState(q: Queryable, id: string, s: RunState): Pro
                      updated_at = clock_timestamp()
      WHERE id = $1`,
     [
-      id, s.status, s.schedulingState, s.appointmentStart, s.appointmentEnd, s.confirmedAt,
-      jsonb(s.appointmentTime), jsonb(s.dispatchProposal), s.completedAt,
+      id,
+      s.status,
+      s.schedulingState,
+      s.appointmentStart,
+      s.appointmentEnd,
+      s.confirmedAt,
+      jsonb(s.appointmentTime),
+      jsonb(s.dispatchProposal),
+      s.completedAt,
     ],
   );
 }

@@ -14,7 +14,14 @@ const entryColumns = `id, vehicle_id AS "vehicleId", type, performed_at AS "perf
 
 export async function insertServiceEntry(
   q: Queryable,
-  entry: { companyId: string; vehicleId: string; type: string; performedAt: Date; odometerKm: number | null; notes: string | null },
+  entry: {
+    companyId: string;
+    vehicleId: string;
+    type: string;
+    performedAt: Date;
+    odometerKm: number | null;
+    notes: string | null;
+  },
 ): Promise<ServiceEntryRecord> {
   const result = await q.query<ServiceEntryRecord>(
     `INSERT INTO service_entries (company_id, vehicle_id, type, performed_at, odometer_km, notes)

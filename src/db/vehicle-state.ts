@@ -1,18 +1,85 @@
-/** Statements of the ingest path: vehicle mapping, latest state per signal, events, unmapped counts. */
-import type { EventRow, LatestSample, UnmappedCount, VehicleSummary } from '../ingest/ingest-plan.js';
-import { readModelPatches } from '../ingest/read-model-patch.js';
+/**
+ * Statements of the ingest path: vehicle mapping, latest state per signal, events, unmapped counts.
+ *
+ * Lock order, one order in every transaction that writes a vehicle's state (ingest, the manual
+ * odometer of PUT /vehicles/{id}, operator PATCH, health evaluation, service requests and runs),
+ * so two writers of one vehicle wait for each other instead of deadlocking:
+ *   1. `vehicles` rows, in id order (FOR NO KEY UPDATE: foreign-key checks of rows that reference
+ *      the vehicle are not blocked);
+ *   2. then the vehicle's other rows: `runs`, `vehicle_signals` (in vehicle, signal order) and
+ *      `vehicle_health_state`.
+ * `readings` take no part: their inserts lock no vehicle row and run in parallel.
+ */
+import { readModelPatches } from '../domain/read-model-patch.js';
+import type { LatestSample } from '../domain/sample.js';
 import type { Queryable } from './pool.js';
 
-/** Our vehicle id for each provider vehicle id of the connection that has one. */
-export async function mapProviderVehicles(q: Queryable, connectionId: string, providerVehicleIds: string[]): Promise<Map<string, string>> {
-  if (providerVehicleIds.length === 0) return new Map();
-  const result = await q.query<{ providerVehicleId: string; id: string }>({
+export interface VehicleSummary {
+  vehicleId: string;
+  newestAt: Date;
+  /** Newest provider ECU odometer time in this payload (decides manual odometer writes). */
+  ecuOdometerAt: Date | null;
+}
+
+export interface UnmappedCount {
+  connectionId: string;
+  providerVehicleId: string;
+  samples: number;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+export interface EventRow {
+  vehicleId: string;
+  kind: string;
+  recordedAt: Date;
+  g: number | null;
+  source: string;
+}
+
+/**
+ * Our vehicle ids for the provider vehicle ids wanted of each connection: connection →
+ * provider vehicle id → vehicle id, for those that are mapped. One statement for a whole batch.
+ */
+export async function mapProviderVehicles(
+  q: Queryable,
+  wanted: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<Map<string, Map<string, string>>> {
+  const connectionIds: string[] = [];
+  const providerVehicleIds: string[] = [];
+  for (const [connectionId, ids] of wanted) {
+    for (const id of ids) {
+      connectionIds.push(connectionId);
+      providerVehicleIds.push(id);
+    }
+  }
+  const mapped = new Map<string, Map<string, string>>();
+  if (connectionIds.length === 0) return mapped;
+  // The IS NOT NULL conditions let the planner use the partial unique index on the pair.
+  const result = await q.query<{ connectionId: string; providerVehicleId: string; id: string }>({
     name: 'map-provider-vehicles',
-    text: `SELECT provider_vehicle_id AS "providerVehicleId", id FROM vehicles
-           WHERE provider_connection_id = $1 AND provider_vehicle_id = ANY($2::text[])`,
-    values: [connectionId, providerVehicleIds],
+    text: `SELECT v.provider_connection_id AS "connectionId", v.provider_vehicle_id AS "providerVehicleId", v.id
+           FROM unnest($1::uuid[], $2::text[]) AS k(connection_id, provider_vehicle_id)
+           JOIN vehicles v ON v.provider_connection_id = k.connection_id AND v.provider_vehicle_id = k.provider_vehicle_id
+           WHERE v.provider_connection_id IS NOT NULL AND v.provider_vehicle_id IS NOT NULL`,
+    values: [connectionIds, providerVehicleIds],
   });
-  return new Map(result.rows.map((r) => [r.providerVehicleId, r.id]));
+  for (const row of result.rows) {
+    const ids = mapped.get(row.connectionId) ?? new Map<string, string>();
+    ids.set(row.providerVehicleId, row.id);
+    mapped.set(row.connectionId, ids);
+  }
+  return mapped;
+}
+
+/** Locks the vehicle rows an ingest batch writes state for, in id order (the lock order above). */
+export async function lockVehiclesForState(q: Queryable, vehicleIds: readonly string[]): Promise<void> {
+  if (vehicleIds.length === 0) return;
+  await q.query({
+    name: 'lock-vehicles-for-state',
+    text: `SELECT id FROM vehicles WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+    values: [vehicleIds],
+  });
 }
 
 export interface StateChange {
@@ -41,7 +108,9 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
                  value_changed_at = CASE WHEN cur.value IS DISTINCT FROM excluded.value THEN excluded.recorded_at ELSE cur.value_changed_at END
              WHERE excluded.recorded_at > cur.recorded_at
            RETURNING vehicle_id AS "vehicleId", signal, value_changed_at = recorded_at AS "valueChanged"`,
-    values: [JSON.stringify(latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt, j: s.value, o: s.source })))],
+    values: [
+      JSON.stringify(latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt, j: s.value, o: s.source }))),
+    ],
   });
   const byKey = new Map(latest.map((sample) => [`${sample.vehicleId}\u0000${sample.signal}`, sample]));
   const changes = new Map<string, StateChange>();
@@ -88,7 +157,10 @@ export async function applyVehicleState(
       changes.map((c) => summaries.get(c.vehicleId)?.ecuOdometerAt ?? null),
       changes.map((c) => JSON.stringify(patches.get(c.vehicleId)?.signals ?? {})),
       changes.map((c) => JSON.stringify(patches.get(c.vehicleId)?.observedAt ?? {})),
-      changes.map((c) => { const odometer = patches.get(c.vehicleId)?.odometer; return odometer ? JSON.stringify(odometer) : null; }),
+      changes.map((c) => {
+        const odometer = patches.get(c.vehicleId)?.odometer;
+        return odometer ? JSON.stringify(odometer) : null;
+      }),
     ],
   });
 }
@@ -100,11 +172,21 @@ export async function insertVehicleEvents(q: Queryable, events: readonly EventRo
     text: `INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
            ON CONFLICT DO NOTHING`,
-    values: [events.map((e) => e.vehicleId), events.map((e) => e.kind), events.map((e) => e.recordedAt), events.map((e) => e.g), events.map((e) => e.source)],
+    values: [
+      events.map((e) => e.vehicleId),
+      events.map((e) => e.kind),
+      events.map((e) => e.recordedAt),
+      events.map((e) => e.g),
+      events.map((e) => e.source),
+    ],
   });
 }
 
-export async function recordUnmappedSamples(q: Queryable, connectionId: string, counts: readonly UnmappedCount[]): Promise<void> {
+export async function recordUnmappedSamples(
+  q: Queryable,
+  connectionId: string,
+  counts: readonly UnmappedCount[],
+): Promise<void> {
   if (counts.length === 0) return;
   await q.query({
     name: 'record-unmapped-samples',

@@ -11,8 +11,17 @@ const vehicleColumns = `id, company_id AS "companyId", name, vin, license_plate 
 
 export type NewVehicle = Pick<
   VehicleRecord,
-  | 'name' | 'vin' | 'licensePlate' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId'
-  | 'providerConnectionId' | 'homeLocationId' | 'linkBroken'
+  | 'name'
+  | 'vin'
+  | 'licensePlate'
+  | 'make'
+  | 'model'
+  | 'year'
+  | 'telematicsProvider'
+  | 'providerVehicleId'
+  | 'providerConnectionId'
+  | 'homeLocationId'
+  | 'linkBroken'
 >;
 
 export async function insertVehicle(q: Queryable, companyId: string, v: NewVehicle): Promise<VehicleRecord> {
@@ -22,8 +31,18 @@ export async function insertVehicle(q: Queryable, companyId: string, v: NewVehic
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      RETURNING ${vehicleColumns}`,
     [
-      companyId, v.name, v.vin, v.licensePlate, v.make, v.model, v.year, v.telematicsProvider,
-      v.providerVehicleId, v.providerConnectionId, v.homeLocationId, jsonb(v.linkBroken),
+      companyId,
+      v.name,
+      v.vin,
+      v.licensePlate,
+      v.make,
+      v.model,
+      v.year,
+      v.telematicsProvider,
+      v.providerVehicleId,
+      v.providerConnectionId,
+      v.homeLocationId,
+      jsonb(v.linkBroken),
     ],
   );
   return result.rows[0]!;
@@ -96,8 +115,17 @@ export async function countActiveVehicles(q: Queryable, companyId: string, updat
 export type VehicleAttributePatch = Partial<
   Pick<
     VehicleRecord,
-    | 'name' | 'licensePlate' | 'vin' | 'make' | 'model' | 'year' | 'telematicsProvider' | 'providerVehicleId'
-    | 'providerConnectionId' | 'homeLocationId' | 'linkBroken'
+    | 'name'
+    | 'licensePlate'
+    | 'vin'
+    | 'make'
+    | 'model'
+    | 'year'
+    | 'telematicsProvider'
+    | 'providerVehicleId'
+    | 'providerConnectionId'
+    | 'homeLocationId'
+    | 'linkBroken'
   >
 >;
 
@@ -138,18 +166,30 @@ export async function updateVehicleAttributes(
      FROM next WHERE id = n_id
      RETURNING ${vehicleColumns}`,
     [
-      id, companyId,
-      has('name'), patch.name ?? null,
-      has('licensePlate'), patch.licensePlate ?? null,
-      has('vin'), patch.vin ?? null,
-      has('make'), patch.make ?? null,
-      has('model'), patch.model ?? null,
-      has('year'), patch.year ?? null,
-      has('telematicsProvider'), patch.telematicsProvider ?? null,
-      has('providerVehicleId'), patch.providerVehicleId ?? null,
-      has('homeLocationId'), patch.homeLocationId ?? null,
-      has('linkBroken'), jsonb(patch.linkBroken),
-      has('providerConnectionId'), patch.providerConnectionId ?? null,
+      id,
+      companyId,
+      has('name'),
+      patch.name ?? null,
+      has('licensePlate'),
+      patch.licensePlate ?? null,
+      has('vin'),
+      patch.vin ?? null,
+      has('make'),
+      patch.make ?? null,
+      has('model'),
+      patch.model ?? null,
+      has('year'),
+      patch.year ?? null,
+      has('telematicsProvider'),
+      patch.telematicsProvider ?? null,
+      has('providerVehicleId'),
+      patch.providerVehicleId ?? null,
+      has('homeLocationId'),
+      patch.homeLocationId ?? null,
+      has('linkBroken'),
+      jsonb(patch.linkBroken),
+      has('providerConnectionId'),
+      patch.providerConnectionId ?? null,
     ],
   );
   return result.rows[0] ?? null;
@@ -165,7 +205,12 @@ export async function deactivateVehicle(q: Queryable, companyId: string, id: str
   return result.rows[0] ?? null;
 }
 
-export async function listCompanyVehicles(q: Queryable, companyId: string, limit: number, offset: number): Promise<VehicleRecord[]> {
+export async function listCompanyVehicles(
+  q: Queryable,
+  companyId: string,
+  limit: number,
+  offset: number,
+): Promise<VehicleRecord[]> {
   const result = await q.query<VehicleRecord>(
     `SELECT ${vehicleColumns} FROM vehicles WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
     [companyId, limit, offset],
@@ -175,7 +220,9 @@ export async function listCompanyVehicles(q: Queryable, companyId: string, limit
 
 /** The owning company of a vehicle, for operator routes that address a vehicle by id alone. */
 export async function findVehicleCompanyId(q: Queryable, id: string): Promise<string | null> {
-  const result = await q.query<{ companyId: string }>(`SELECT company_id AS "companyId" FROM vehicles WHERE id = $1`, [id]);
+  const result = await q.query<{ companyId: string }>(`SELECT company_id AS "companyId" FROM vehicles WHERE id = $1`, [
+    id,
+  ]);
   return result.rows[0]?.companyId ?? null;
 }
 
@@ -183,8 +230,16 @@ export async function findVehicleCompanyId(q: Queryable, id: string): Promise<st
 export async function findVehiclePullTarget(
   q: Queryable,
   id: string,
-): Promise<{ connectionId: string | null; providerVehicleId: string | null; telematicsProvider: string | null } | null> {
-  const result = await q.query<{ connectionId: string | null; providerVehicleId: string | null; telematicsProvider: string | null }>(
+): Promise<{
+  connectionId: string | null;
+  providerVehicleId: string | null;
+  telematicsProvider: string | null;
+} | null> {
+  const result = await q.query<{
+    connectionId: string | null;
+    providerVehicleId: string | null;
+    telematicsProvider: string | null;
+  }>(
     `SELECT provider_connection_id AS "connectionId", provider_vehicle_id AS "providerVehicleId",
             telematics_provider AS "telematicsProvider"
      FROM vehicles WHERE id = $1`,

@@ -1,42 +1,32 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
-import { serviceLocationColumns, type ServiceLocationRecord } from './service-locations.js';
 import type { Queryable } from './pool.js';
-
-const locationColumns = serviceLocationColumns('l');
-
-/**
- * The candidate service locations of a run, in the spec's order: stamped on the run, the
- * vehicle's home, and where the vehicle was last serviced (its latest completed run's location).
- */
-export async function findRunLocations(
-  q: Queryable,
-  runId: string,
-): Promise<Array<{ source: 'run' | 'vehicle_home' | 'learned'; location: ServiceLocationRecord }>> {
-  const result = await q.query<ServiceLocationRecord & { source: 'run' | 'vehicle_home' | 'learned' }>(
-    `SELECT 'run' AS source, ${locationColumns} FROM runs r JOIN service_locations l ON l.id = r.service_location_id WHERE r.id = $1
-     UNION ALL
-     SELECT 'vehicle_home', ${locationColumns} FROM runs r JOIN vehicles v ON v.id = r.vehicle_id
-       JOIN service_locations l ON l.id = v.home_location_id WHERE r.id = $1
-     UNION ALL
-     (SELECT 'learned', ${locationColumns} FROM runs r
-        JOIN runs p ON p.vehicle_id = r.vehicle_id AND p.id <> r.id AND p.status = 'completed'
-        JOIN service_locations l ON l.id = p.service_location_id
-      WHERE r.id = $1 ORDER BY p.completed_at DESC LIMIT 1)`,
-    [runId],
-  );
-  return result.rows.map(({ source, ...location }) => ({ source, location }));
-}
 
 export async function insertWebhookEvents(
   q: Queryable,
-  events: ReadonlyArray<{ companyId: string; runId: string | null; kind: string; payload: unknown; subscriptionId: string | null }>,
+  events: ReadonlyArray<{
+    companyId: string;
+    runId: string | null;
+    kind: string;
+    payload: unknown;
+    subscriptionId: string | null;
+  }>,
 ): Promise<Array<{ id: string; kind: string; occurredAt: Date }>> {
   const result = await q.query<{ id: string; kind: string; occurredAt: Date }>(
     `INSERT INTO webhook_events (company_id, run_id, kind, payload, subscription_id)
      SELECT company, run, kind, payload, subscription
      FROM json_to_recordset($1::json) AS e(company uuid, run uuid, kind text, payload jsonb, subscription uuid)
      RETURNING id, kind, occurred_at AS "occurredAt"`,
-    [JSON.stringify(events.map((e) => ({ company: e.companyId, run: e.runId, kind: e.kind, payload: e.payload, subscription: e.subscriptionId })))],
+    [
+      JSON.stringify(
+        events.map((e) => ({
+          company: e.companyId,
+          run: e.runId,
+          kind: e.kind,
+          payload: e.payload,
+          subscription: e.subscriptionId,
+        })),
+      ),
+    ],
   );
   return result.rows;
 }
@@ -47,7 +37,10 @@ export async function insertWebhookEvents(
  * statement. SKIP LOCKED lets relays run in parallel; the unique (event, subscription) key makes
  * a repeated relay create nothing twice. Returns the new deliveries and the number of events relayed.
  */
-export async function relayWebhookEvents(q: Queryable, limit: number): Promise<{ deliveries: PendingDelivery[]; relayed: number }> {
+export async function relayWebhookEvents(
+  q: Queryable,
+  limit: number,
+): Promise<{ deliveries: PendingDelivery[]; relayed: number }> {
   const result = await q.query<{ deliveries: PendingDelivery[] | null; relayed: number }>({
     name: 'relay-webhook-events',
     text: `WITH events AS (
@@ -59,21 +52,22 @@ export async function relayWebhookEvents(q: Queryable, limit: number): Promise<{
              FROM events e JOIN webhook_subscriptions s ON s.company_id = e.company_id AND s.deleted_at IS NULL
                AND CASE WHEN e.kind = 'webhook.test' THEN s.id = e.subscription_id ELSE e.kind = ANY (s.events) END
              ON CONFLICT (event_id, subscription_id) DO NOTHING
-             RETURNING id, subscription_id
+             RETURNING id, subscription_id, company_id
            ), marked AS (
              UPDATE webhook_events w SET relayed_at = clock_timestamp() FROM events e WHERE w.id = e.id RETURNING w.id
            )
-           SELECT (SELECT json_agg(json_build_object('id', id, 'subscriptionId', subscription_id)) FROM created) AS deliveries,
+           SELECT (SELECT json_agg(json_build_object('id', id, 'subscriptionId', subscription_id, 'companyId', company_id)) FROM created) AS deliveries,
                   (SELECT count(*) FROM marked) AS relayed`,
     values: [limit],
   });
   return { deliveries: result.rows[0]?.deliveries ?? [], relayed: result.rows[0]?.relayed ?? 0 };
 }
 
-/** A delivery owed its attempt; the subscription lets the enqueuer batch deliveries per receiver. */
+/** A delivery owed its attempt, with the lane (subscription) that sends it. */
 export interface PendingDelivery {
   id: string;
   subscriptionId: string;
+  companyId: string;
 }
 
 export interface DeliveryToSend {
@@ -89,20 +83,30 @@ export interface DeliveryToSend {
 }
 
 /**
- * Claims pending deliveries for their one attempt (pending → sending), in one statement. Ones
- * already claimed, sent or failed are not returned: a job run twice never sends twice.
+ * Claims up to `limit` of a subscription's oldest pending deliveries for sends that start now
+ * (pending → sending), in one statement. The claim is the record that a send started: a lane
+ * claims only for senders about to send. Rows claimed elsewhere are skipped, so nothing is ever
+ * claimed twice.
  */
-export async function claimDeliveries(q: Queryable, deliveryIds: readonly string[]): Promise<DeliveryToSend[]> {
+export async function claimLaneDeliveries(
+  q: Queryable,
+  subscriptionId: string,
+  limit: number,
+): Promise<DeliveryToSend[]> {
   const result = await q.query<DeliveryToSend>({
-    name: 'claim-webhook-deliveries',
-    text: `WITH claimed AS (
-             UPDATE webhook_deliveries SET status = 'sending', claimed_at = clock_timestamp()
-             WHERE id = ANY ($1::uuid[]) AND status = 'pending' RETURNING id, event_id, subscription_id
+    name: 'claim-lane-deliveries',
+    text: `WITH next AS (
+             SELECT id FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'pending'
+             ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+           ), claimed AS (
+             UPDATE webhook_deliveries d SET status = 'sending', claimed_at = clock_timestamp()
+             FROM next WHERE d.id = next.id RETURNING d.id, d.event_id, d.subscription_id, d.created_at
            )
            SELECT c.id AS "deliveryId", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
-           FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
-    values: [deliveryIds],
+           FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id
+           ORDER BY c.created_at`,
+    values: [subscriptionId, limit],
   });
   return result.rows;
 }
@@ -122,8 +126,14 @@ export interface AttemptRecord {
   resolvedIp: string | null;
 }
 
-/** Records attempts and settles their deliveries (succeeded or failed), in one statement. */
-export async function recordAttempts(q: Queryable, attempts: ReadonlyArray<AttemptRecord & { succeeded: boolean }>): Promise<void> {
+/**
+ * Records attempts and settles their deliveries (succeeded or failed), in one statement. Text
+ * fields must be storable (no NUL, well-formed UTF-16): the caller sanitises what a receiver sent.
+ */
+export async function recordAttempts(
+  q: Queryable,
+  attempts: ReadonlyArray<AttemptRecord & { succeeded: boolean }>,
+): Promise<void> {
   if (attempts.length === 0) return;
   await q.query({
     name: 'record-webhook-attempts',
@@ -147,44 +157,69 @@ export async function recordAttempts(q: Queryable, attempts: ReadonlyArray<Attem
            )
            UPDATE webhook_deliveries d SET status = CASE WHEN a.succeeded THEN 'succeeded' ELSE 'failed' END, completed_at = clock_timestamp()
            FROM a WHERE d.id = a.delivery_id`,
-    values: [JSON.stringify(attempts.map((attempt) => ({
-      delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, trigger: attempt.trigger, url: attempt.url,
-      started_at: attempt.startedAt.toISOString(), duration_ms: Math.round(attempt.durationMs), response_status: attempt.responseStatus,
-      response_excerpt: attempt.responseExcerpt, response_truncated: attempt.responseTruncated, error_code: attempt.errorCode,
-      error_message: attempt.errorMessage, resolved_ip: attempt.resolvedIp, succeeded: attempt.succeeded,
-    })))],
+    values: [
+      JSON.stringify(
+        attempts.map((attempt) => ({
+          delivery_id: attempt.deliveryId,
+          attempt_number: attempt.attemptNumber,
+          trigger: attempt.trigger,
+          url: attempt.url,
+          started_at: attempt.startedAt.toISOString(),
+          duration_ms: Math.round(attempt.durationMs),
+          response_status: attempt.responseStatus,
+          response_excerpt: attempt.responseExcerpt,
+          response_truncated: attempt.responseTruncated,
+          error_code: attempt.errorCode,
+          error_message: attempt.errorMessage,
+          resolved_ip: attempt.resolvedIp,
+          succeeded: attempt.succeeded,
+        })),
+      ),
+    ],
   });
 }
 
-/** Pending deliveries older than `before` (their enqueue was lost): the recovery sweep enqueues them. */
-export async function listStalePendingDeliveries(q: Queryable, before: Date, limit: number): Promise<PendingDelivery[]> {
-  const result = await q.query<PendingDelivery>(
-    `SELECT id, subscription_id AS "subscriptionId" FROM webhook_deliveries WHERE status = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+/**
+ * The lanes of pending deliveries older than `before` (their lane request was lost with Redis):
+ * the recovery sweep requests those lanes again.
+ */
+export async function listStalePendingLanes(
+  q: Queryable,
+  before: Date,
+  limit: number,
+): Promise<Array<{ subscriptionId: string; companyId: string }>> {
+  const result = await q.query<{ subscriptionId: string; companyId: string }>(
+    `SELECT DISTINCT subscription_id AS "subscriptionId", company_id AS "companyId"
+     FROM webhook_deliveries WHERE status = 'pending' AND created_at < $1 LIMIT $2`,
     [before, limit],
   );
   return result.rows;
 }
 
 /**
- * Deliveries stuck in `sending` since before `before`: their worker died mid-attempt. The attempt
- * may or may not have reached the receiver, so it is not repeated (core events get one attempt);
- * it is recorded as failed.
+ * Deliveries claimed before `before` and never settled: their worker died after their send
+ * started (a delivery is claimed only as its send starts). The request may have reached the
+ * receiver and core events get one attempt, so it is not repeated; it is recorded as failed
+ * (`worker_lost`). Deliveries the worker never claimed are still pending, and are sent.
  */
 export async function failAbandonedDeliveries(q: Queryable, before: Date): Promise<number> {
-  const result = await q.query(
-    `WITH abandoned AS (
+  const result = await q.query<{ n: number }>(
+    `WITH lost AS (
        UPDATE webhook_deliveries d SET status = 'failed', completed_at = clock_timestamp()
        FROM webhook_subscriptions s
        WHERE d.status = 'sending' AND d.claimed_at < $1 AND s.id = d.subscription_id
-       RETURNING d.id, s.url
+       RETURNING d.id, d.claimed_at, s.url
+     ), recorded AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, error_code, error_message)
+       SELECT id, 1, 'recovery', url, claimed_at, 0, 'worker_lost',
+              'the delivering worker stopped after the request was started; the receiver may have it; not retried'
+       FROM lost
+       ON CONFLICT (delivery_id, attempt_number) DO NOTHING
      )
-     INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, error_code, error_message)
-     SELECT id, 1, 'recovery', url, clock_timestamp(), 0, 'worker_lost', 'the delivering worker stopped mid-attempt; not retried'
-     FROM abandoned
-     ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
+     SELECT count(*)::int AS n FROM lost`,
     [before],
   );
-  return result.rowCount ?? 0;
+  return result.rows[0]!.n;
 }
 
 export interface SubscriptionRecord {
@@ -217,7 +252,11 @@ export async function listSubscriptions(q: Queryable, companyId: string): Promis
   return result.rows;
 }
 
-export async function findSubscription(q: Queryable, companyId: string, id: string): Promise<SubscriptionRecord | null> {
+export async function findSubscription(
+  q: Queryable,
+  companyId: string,
+  id: string,
+): Promise<SubscriptionRecord | null> {
   const result = await q.query<SubscriptionRecord>(
     `SELECT ${subscriptionColumns} FROM webhook_subscriptions WHERE id = $1 AND company_id = $2 AND deleted_at IS NULL`,
     [id, companyId],
@@ -226,7 +265,11 @@ export async function findSubscription(q: Queryable, companyId: string, id: stri
 }
 
 /** Deletes softly: the subscription gets no new deliveries; its deliveries and attempts stay in the database for audit (the API answers 404 for it). */
-export async function deleteSubscription(q: Queryable, companyId: string, id: string): Promise<SubscriptionRecord | null> {
+export async function deleteSubscription(
+  q: Queryable,
+  companyId: string,
+  id: string,
+): Promise<SubscriptionRecord | null> {
   const result = await q.query<SubscriptionRecord>(
     `UPDATE webhook_subscriptions SET deleted_at = now() WHERE id = $1 AND company_id = $2 AND deleted_at IS NULL RETURNING ${subscriptionColumns}`,
     [id, companyId],
@@ -254,7 +297,13 @@ export interface DeliveryRecord {
   }>;
 }
 
-export async function listDeliveries(q: Queryable, companyId: string, subscriptionId: string, limit: number, offset: number): Promise<DeliveryRecord[]> {
+export async function listDeliveries(
+  q: Queryable,
+  companyId: string,
+  subscriptionId: string,
+  limit: number,
+  offset: number,
+): Promise<DeliveryRecord[]> {
   const result = await q.query<DeliveryRecord>(
     `SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt", d.completed_at AS "completedAt",
             coalesce((SELECT json_agg(json_build_object(
@@ -274,6 +323,15 @@ export async function countDeliveries(q: Queryable, companyId: string, subscript
   const result = await q.query<{ n: number }>(
     `SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = $1 AND company_id = $2`,
     [subscriptionId, companyId],
+  );
+  return result.rows[0]!.n;
+}
+
+/** Live (not deleted) subscriptions of a company, for its cap. */
+export async function countSubscriptions(q: Queryable, companyId: string): Promise<number> {
+  const result = await q.query<{ n: number }>(
+    `SELECT count(*) AS n FROM webhook_subscriptions WHERE company_id = $1 AND deleted_at IS NULL`,
+    [companyId],
   );
   return result.rows[0]!.n;
 }

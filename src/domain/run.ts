@@ -109,3 +109,17 @@ export interface RunRecord extends RunState {
   updatedAt: Date;
   vehicle: RunVehicleRef | null;
 }
+
+/** A shop or technician the dispatch assistant may propose for a run. */
+export interface RosterMember {
+  id: string;
+  type: 'shop' | 'technician';
+  name: string;
+  /** Run item types it can do, e.g. oil_change, inspection, brake_inspection. */
+  skills: string[];
+  latitude: number | null;
+  longitude: number | null;
+  /** Open runs it can take at once. */
+  capacity: number;
+  active: boolean;
+}

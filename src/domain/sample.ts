@@ -10,6 +10,11 @@
  *
  * Units are in the names and always metric: km, kph, volts, °C, kPa, percent 0–100, hours.
  */
+import { msPerDay } from './units.js';
+
+/** A device clock more than a day ahead is wrong (Traccar's `filter.future` default). */
+export const maxFutureSkewMs = msPerDay;
+
 export const signalNames = [
   'odometer_km', // ECU/OBD/"true" odometer: the authority for distance
   'gps_odometer_km', // odometer derived from GPS distance (Traccar odometer, Samsara gpsOdometerMeters)
@@ -56,7 +61,8 @@ export interface Dtc {
  * A sample's value. Known signals have the types above; unknown signal names (kept from the
  * generic format and Traccar attributes) carry whatever JSON value the provider sent.
  */
-export type SampleValue = number | boolean | string | Location | TirePressureKpa | Dtc[] | Record<string, unknown> | unknown[];
+export type SampleValue =
+  number | boolean | string | Location | TirePressureKpa | Dtc[] | Record<string, unknown> | unknown[];
 
 export interface Sample {
   /** The vehicle as the provider names it; mapped to our vehicle by (connection, provider_vehicle_id). */
@@ -93,4 +99,13 @@ export function dtcSystem(code: string): DtcSystem {
     default:
       return 'unknown';
   }
+}
+
+/** The newest sample of one signal of one vehicle in a payload: what the vehicle state keeps. */
+export interface LatestSample {
+  vehicleId: string;
+  signal: string;
+  recordedAt: Date;
+  value: unknown;
+  source: string;
 }

@@ -1,6 +1,8 @@
 /** Unit conversions. Canonical storage is metric; miles appear only at the API edge. */
 export const kmPerMile = 1.609344;
 
+export const msPerDay = 24 * 60 * 60 * 1000;
+
 export function milesToKm(miles: number): number {
   return miles * kmPerMile;
 }

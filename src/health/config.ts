@@ -93,16 +93,30 @@ const interval = (
   soonDays: number,
   severities: [AlertSeverity, AlertSeverity, AlertSeverity],
 ): MaintenanceInterval => ({
-  intervalMiles, intervalMonths, soonMiles, soonDays,
-  soonSeverity: severities[0], overdueSeverity: severities[1], escalatedSeverity: severities[2],
-  escalateAfterMiles: 1000, escalateAfterDays: 30, enabled: true,
+  intervalMiles,
+  intervalMonths,
+  soonMiles,
+  soonDays,
+  soonSeverity: severities[0],
+  overdueSeverity: severities[1],
+  escalatedSeverity: severities[2],
+  escalateAfterMiles: 1000,
+  escalateAfterDays: 30,
+  enabled: true,
 });
 
 /** Defaults from research/health-rules.md §2–§4 (sources there). */
 export const defaultHealthConfig: HealthConfig = {
   battery: {
-    nominalVolts: 12, restingLowVolts: 12.2, restingCriticalVolts: 11.8, restingConfirmSeconds: 120,
-    chargingLowVolts: 13.2, chargingConfirmSeconds: 300, crankingIgnoreSeconds: 60, rearmMarginVolts: 0.2, rearmSeconds: 120,
+    nominalVolts: 12,
+    restingLowVolts: 12.2,
+    restingCriticalVolts: 11.8,
+    restingConfirmSeconds: 120,
+    chargingLowVolts: 13.2,
+    chargingConfirmSeconds: 300,
+    crankingIgnoreSeconds: 60,
+    rearmMarginVolts: 0.2,
+    rearmSeconds: 120,
   },
   coolant: { highC: 105, criticalC: 112, confirmSeconds: 60, rearmMarginC: 5, rearmSeconds: 60 },
   tires: { placardKpa: 240, warnRatio: 0.9, criticalRatio: 0.75, clearRatio: 0.92 },
@@ -131,14 +145,18 @@ function merge<T>(base: T, override: DeepPartial<T> | undefined): T {
   for (const [key, value] of Object.entries(override)) {
     if (value === undefined) continue;
     const current = result[key];
-    result[key] = current && typeof current === 'object' && value && typeof value === 'object' && !Array.isArray(value)
-      ? merge(current, value as DeepPartial<typeof current>)
-      : value;
+    result[key] =
+      current && typeof current === 'object' && value && typeof value === 'object' && !Array.isArray(value)
+        ? merge(current, value as DeepPartial<typeof current>)
+        : value;
   }
   return result as T;
 }
 
 /** The effective configuration: defaults, then the company's overrides, then the vehicle's. */
-export function effectiveHealthConfig(company?: DeepPartial<HealthConfig>, vehicle?: DeepPartial<HealthConfig>): HealthConfig {
+export function effectiveHealthConfig(
+  company?: DeepPartial<HealthConfig>,
+  vehicle?: DeepPartial<HealthConfig>,
+): HealthConfig {
   return merge(merge(defaultHealthConfig, company), vehicle);
 }

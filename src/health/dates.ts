@@ -2,7 +2,7 @@
  * UTC calendar arithmetic for the health rules. Everything is UTC so a due date never depends on
  * the server's time zone.
  */
-const msPerDay = 24 * 60 * 60 * 1000;
+import { msPerDay } from '../domain/units.js';
 
 /** Days in a UTC month; `month` may be outside 0–11 (Date.UTC normalizes it into the year). */
 function daysInMonth(year: number, month: number): number {
@@ -19,10 +19,17 @@ export function addMonths(date: Date, months: number): Date {
   const year = date.getUTCFullYear();
   const targetMonth = date.getUTCMonth() + Math.trunc(months);
   const day = Math.min(date.getUTCDate(), daysInMonth(year, targetMonth));
-  return new Date(Date.UTC(
-    year, targetMonth, day,
-    date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds(),
-  ));
+  return new Date(
+    Date.UTC(
+      year,
+      targetMonth,
+      day,
+      date.getUTCHours(),
+      date.getUTCMinutes(),
+      date.getUTCSeconds(),
+      date.getUTCMilliseconds(),
+    ),
+  );
 }
 
 /** The UTC calendar date, YYYY-MM-DD. */

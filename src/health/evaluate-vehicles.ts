@@ -2,12 +2,26 @@
  * The health stage for a set of vehicles, in the caller's transaction: lock and load, run the pure
  * engine per vehicle, write health, link state, trusted odometer and health events. Used for one
  * vehicle after new samples (health.evaluate) and for pages of vehicles by the sweep.
+ *
+ * New samples are those newer than a watermark kept per signal (`fed_through`): a sample that
+ * commits after a newer sample of another signal (two ingest transactions, or a payload that
+ * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
+ * sample older than what was already fed of its own signal is history, as for the latest state.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { listActiveVehicleIds, lockHealthSubjects, loadLastServices, loadNewSamples, saveHealth, type HealthWrite } from '../db/health.js';
+import {
+  listActiveVehicleIds,
+  lockHealthSubjects,
+  loadLastServices,
+  loadNewSamples,
+  ruleSignals,
+  saveHealth,
+  type HealthWrite,
+} from '../db/health.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
 import { evaluateVehicleHealth } from './evaluate.js';
+import type { RuleSample } from './types.js';
 
 export interface EvaluationOptions {
   /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */
@@ -22,21 +36,52 @@ export interface EvaluationSummary {
   events: number;
 }
 
-/** At most this many new samples per vehicle and evaluation (the newest; a backlog is not replayed into rules). */
-const maxSamplesPerVehicle = 5000;
-/** A vehicle evaluated for the first time is fed its newest samples, however old (a backfill). */
+/**
+ * At most this many new samples per signal and evaluation, the newest (a backlog is not replayed
+ * into the rules): with the ten signals the rules read, at most 5,000 per vehicle.
+ */
+const maxSamplesPerSignal = 500;
+/** A signal never fed before is fed its newest samples, however old (a backfill). */
 const beforeEverything = new Date(0);
 
-export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], now: Date, options: EvaluationOptions): Promise<EvaluationSummary> {
+/** Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs. */
+export function advanceWatermarks(
+  fed: readonly RuleSample[],
+  fedThrough: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const through = { ...fedThrough };
+  for (const sample of fed) {
+    const current = through[sample.signal];
+    if (!current || sample.recordedAt.getTime() > Date.parse(current))
+      through[sample.signal] = sample.recordedAt.toISOString();
+  }
+  return through;
+}
+
+export async function evaluateVehicles(
+  tx: PoolClient,
+  ids: readonly string[],
+  now: Date,
+  options: EvaluationOptions,
+): Promise<EvaluationSummary> {
   const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
   if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0 };
-  const windows = subjects.map((s) => ({ vehicleId: s.id, since: s.evaluatedThrough ?? beforeEverything }));
-  const samples = await loadNewSamples(tx, windows, maxSamplesPerVehicle);
-  const services = await loadLastServices(tx, subjects.map((s) => s.id));
+  const windows = subjects.flatMap((subject) =>
+    ruleSignals.map((signal) => {
+      const through = subject.fedThrough[signal];
+      return { vehicleId: subject.id, signal, since: through ? new Date(through) : beforeEverything };
+    }),
+  );
+  const samples = await loadNewSamples(tx, windows, maxSamplesPerSignal);
+  const services = await loadLastServices(
+    tx,
+    subjects.map((s) => s.id),
+  );
   // Most vehicles follow their company's config: merge it once per company, not once per vehicle.
   const companyConfigs = new Map<string, HealthConfig>();
   const configOf = (subject: (typeof subjects)[number]): HealthConfig => {
-    if (Object.keys(subject.vehicleConfig).length > 0) return effectiveHealthConfig(subject.companyConfig, subject.vehicleConfig);
+    if (Object.keys(subject.vehicleConfig).length > 0)
+      return effectiveHealthConfig(subject.companyConfig, subject.vehicleConfig);
     let config = companyConfigs.get(subject.companyId);
     if (!config) companyConfigs.set(subject.companyId, (config = effectiveHealthConfig(subject.companyConfig)));
     return config;
@@ -44,23 +89,31 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
 
   const writes: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];
+    const fedThrough = advanceWatermarks(fed, subject.fedThrough);
     const result = evaluateVehicleHealth(
       subject.state,
       fed,
-      { telematicsProvider: subject.telematicsProvider, createdAt: subject.createdAt, lastServices: services.get(subject.id) ?? {} },
+      {
+        telematicsProvider: subject.telematicsProvider,
+        createdAt: subject.createdAt,
+        lastServices: services.get(subject.id) ?? {},
+      },
       configOf(subject),
       now,
       subject.hasTelemetry,
     );
-    const odometer = result.odometer ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source } : null;
+    const odometer = result.odometer
+      ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source }
+      : null;
     // Deep comparison: jsonb reorders keys, so the stored documents never equal a JSON string of ours.
     const odometerChanged = odometer !== null && !isDeepStrictEqual(odometer, subject.odometer);
     const visibleChange =
-      odometerChanged || !isDeepStrictEqual(result.health, subject.health) || !isDeepStrictEqual(result.linkBroken, subject.linkBroken);
-    const evaluatedThrough = fed.length > 0 ? fed[fed.length - 1]!.recordedAt : subject.evaluatedThrough;
+      odometerChanged ||
+      !isDeepStrictEqual(result.health, subject.health) ||
+      !isDeepStrictEqual(result.linkBroken, subject.linkBroken);
     // Compared as stored (a JSON round trip drops undefined fields), so an idle sweep writes nothing.
     const stateChanged =
-      evaluatedThrough?.getTime() !== subject.evaluatedThrough?.getTime() ||
+      !isDeepStrictEqual(fedThrough, subject.fedThrough) ||
       !isDeepStrictEqual(JSON.parse(JSON.stringify(result.state)), subject.state);
     return {
       vehicleId: subject.id,
@@ -71,7 +124,7 @@ export async function evaluateVehicles(tx: PoolClient, ids: readonly string[], n
       visibleChange,
       stateChanged,
       state: result.state,
-      evaluatedThrough,
+      fedThrough,
       events: result.events,
     };
   });
@@ -102,7 +155,9 @@ export async function sweepHealth(
   for (;;) {
     const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
     if (ids.length === 0) return { evaluated, changed };
-    const page = await withTransaction(pool, (tx) => evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }));
+    const page = await withTransaction(pool, (tx) =>
+      evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
+    );
     evaluated += page.evaluated;
     changed += page.changed.length;
     await afterPage(page);

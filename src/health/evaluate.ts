@@ -61,7 +61,8 @@ function diffAlerts(previous: readonly ActiveAlert[], current: readonly ActiveAl
   for (const [id, alert] of after) {
     const old = before.get(id);
     if (!old) events.push({ kind: 'alert_opened', payload: { ...alert } });
-    else if (old.severity !== alert.severity) events.push({ kind: 'alert_changed', payload: { ...alert, previous_severity: old.severity } });
+    else if (old.severity !== alert.severity)
+      events.push({ kind: 'alert_changed', payload: { ...alert, previous_severity: old.severity } });
   }
   for (const [id, alert] of before) {
     if (!after.has(id)) events.push({ kind: 'alert_resolved', payload: { ...alert } });
@@ -70,7 +71,7 @@ function diffAlerts(previous: readonly ActiveAlert[], current: readonly ActiveAl
 }
 
 /** The order every rule reads samples in (types.ts): oldest first, the engine state first at equal times. */
-function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
+export function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
   const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
   return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
 }
@@ -102,14 +103,20 @@ export function evaluateVehicleHealth(
     rules[rule.name] = result.state;
     alerts.push(...result.alerts);
   }
-  alerts.sort((a, b) => severityRank[a.severity] - severityRank[b.severity] || a.type.localeCompare(b.type) || a.key.localeCompare(b.key));
+  alerts.sort(
+    (a, b) =>
+      severityRank[a.severity] - severityRank[b.severity] || a.type.localeCompare(b.type) || a.key.localeCompare(b.key),
+  );
 
   const status = rollUpHealth(alerts, link.linkBroken, hasTelemetry || samples.length > 0);
   const events = diffAlerts(prev.alerts, alerts);
   if (status !== prev.status) events.push({ kind: 'status_changed', payload: { from: prev.status, to: status } });
   const linkReason = link.linkBroken?.reason ?? null;
   if (linkReason !== prev.linkReason) {
-    events.push({ kind: 'link_changed', payload: { from: prev.linkReason, to: linkReason, link_broken: link.linkBroken } });
+    events.push({
+      kind: 'link_changed',
+      payload: { from: prev.linkReason, to: linkReason, link_broken: link.linkBroken },
+    });
   }
 
   return {

@@ -7,7 +7,7 @@
  *
  * Canonical distances are km; miles appear here only because intervals are set in miles.
  */
-import { kmToMiles } from '../domain/units.js';
+import { kmToMiles, msPerDay } from '../domain/units.js';
 import type { MaintenanceInterval } from './config.js';
 import { addMonths, daysBetween, isoDate } from './dates.js';
 
@@ -30,8 +30,6 @@ export interface MaintenancePoint {
   at: Date;
   odometerKm: number | null;
 }
-
-const msPerDay = 24 * 60 * 60 * 1000;
 
 /**
  * The odometer at a past time when nobody recorded it: the trusted odometer minus the average
@@ -98,10 +96,11 @@ export function computeMaintenanceDue(
   const dueAt = distanceFirst ? forecast : timeDue;
   const basis = distanceFirst || timeDue === null ? 'distance' : 'time';
 
-  const overdue = (dueMilesRemaining !== null && dueMilesRemaining <= 0)
-    || (timeDue !== null && now.getTime() >= timeDue.getTime());
-  const dueSoon = (dueMilesRemaining !== null && dueMilesRemaining <= interval.soonMiles)
-    || (dueAt !== null && daysBetween(now, dueAt) <= interval.soonDays);
+  const overdue =
+    (dueMilesRemaining !== null && dueMilesRemaining <= 0) || (timeDue !== null && now.getTime() >= timeDue.getTime());
+  const dueSoon =
+    (dueMilesRemaining !== null && dueMilesRemaining <= interval.soonMiles) ||
+    (dueAt !== null && daysBetween(now, dueAt) <= interval.soonDays);
   return {
     status: overdue ? 'overdue' : dueSoon ? 'due_soon' : 'upcoming',
     dueDate: dueAt === null ? null : isoDate(dueAt),

@@ -12,6 +12,8 @@ import { maintenanceDueRule } from './rules/maintenance-due.js';
 import { tirePressureRule } from './rules/tire-pressure.js';
 import type { Rule } from './types.js';
 
+// Each rule keeps its own state type; the engine only passes that state back to the same rule.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const healthRules: ReadonlyArray<Rule<any>> = [
   batteryVoltageRule,
   coolantTemperatureRule,

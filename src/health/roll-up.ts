@@ -24,12 +24,19 @@ const safetyAlertTypes: ReadonlySet<string> = new Set([
   'coolant_temperature_high',
 ]);
 
-export function rollUpHealth(alerts: readonly ActiveAlert[], linkBroken: LinkBroken | null, hasTelemetry: boolean): HealthStatus {
-  const critical = alerts.some((alert) => alert.severity === 'critical'
-    || (alert.severity === 'high' && safetyAlertTypes.has(alert.type)));
+export function rollUpHealth(
+  alerts: readonly ActiveAlert[],
+  linkBroken: LinkBroken | null,
+  hasTelemetry: boolean,
+): HealthStatus {
+  const critical = alerts.some(
+    (alert) => alert.severity === 'critical' || (alert.severity === 'high' && safetyAlertTypes.has(alert.type)),
+  );
   if (critical) return 'critical';
-  const attention = alerts.some((alert) => alert.severity !== 'info')
-    || linkBroken?.reason === 'stale' || linkBroken?.reason === 'conflict';
+  const attention =
+    alerts.some((alert) => alert.severity !== 'info') ||
+    linkBroken?.reason === 'stale' ||
+    linkBroken?.reason === 'conflict';
   if (attention) return 'needs_attention';
   if (linkBroken?.reason === 'no_reading' || !hasTelemetry) return 'unknown';
   return 'ok';

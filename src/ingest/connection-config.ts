@@ -1,16 +1,13 @@
 /**
- * What each provider's connection config must hold (DESIGN §6), as a pure check. Secrets we
- * generate (the generic/simulator signing secret, the Traccar device token) are returned once.
+ * A provider connection's config, checked and completed from its adapter's connection rules
+ * (providers/types.ts), so nothing here knows a provider by name. Pure apart from the secret we
+ * generate (the generic/simulator signing secret, the Traccar device token), returned once.
  */
+import { adapters, pullClients } from '../../providers/index.js';
 import type { ProviderConfig, ProviderId } from '../../providers/types.js';
 import type { FieldError } from '../errors.js';
 import { newSecret } from '../security/secrets.js';
-
-const defaultBaseUrls: Partial<Record<ProviderId, string>> = {
-  samsara: 'https://api.samsara.com',
-  motive: 'https://api.gomotive.com',
-  smartcar: 'https://api.smartcar.com',
-};
+import { targetUrlProblem } from '../webhooks/ssrf.js';
 
 export interface PreparedConfig {
   config: ProviderConfig;
@@ -18,65 +15,49 @@ export interface PreparedConfig {
   generatedSecret: string | null;
 }
 
-function isHttpUrl(value: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}
-
-export function prepareConnectionConfig(provider: ProviderId, input: ProviderConfig): { ok: true; value: PreparedConfig } | { ok: false; errors: FieldError[] } {
-  const errors: FieldError[] = [];
+/**
+ * Checks a new connection's config: the provider's own rules, then `base_url` as an outbound
+ * target (https, or http only to WEBHOOK_ALLOW_NETS; no blocked address or local name). The pull
+ * client checks the address it dials again at every request.
+ */
+export function prepareConnectionConfig(
+  provider: ProviderId,
+  input: ProviderConfig,
+  allowNets: readonly string[],
+): { ok: true; value: PreparedConfig } | { ok: false; errors: FieldError[] } {
+  const rules = adapters[provider].connection;
   const config: ProviderConfig = { ...input };
-  const need = (key: keyof ProviderConfig, why: string) => {
-    if (!config[key]) errors.push({ field: `config.${key}`, message: `is required ${why}` });
-  };
+  const errors = rules.problems(config);
   let generatedSecret: string | null = null;
-
-  switch (provider) {
-    case 'samsara':
-      if (!config.webhook_secret && !config.api_token) errors.push({ field: 'config', message: 'give webhook_secret (pushes) and/or api_token (pulls)' });
-      if (config.webhook_secret && Buffer.from(config.webhook_secret, 'base64').length === 0) {
-        errors.push({ field: 'config.webhook_secret', message: 'must be the base64 secret Samsara shows' });
-      }
-      break;
-    case 'geotab':
-      need('base_url', 'for Geotab (https://<server>)');
-      need('database', 'for Geotab');
-      need('username', 'for Geotab');
-      need('password', 'for Geotab');
-      break;
-    case 'motive':
-      if (!config.webhook_secret && !config.api_token) errors.push({ field: 'config', message: 'give webhook_secret (pushes) and/or api_token (pulls)' });
-      break;
-    case 'smartcar':
-      need('webhook_secret', 'for Smartcar (the application management token)');
-      break;
-    case 'generic':
-    case 'simulator':
-      if (!config.webhook_secret) config.webhook_secret = generatedSecret = newSecret('whsec_');
-      break;
-    case 'traccar':
-      if (config.webhook_secret) errors.push({ field: 'config.webhook_secret', message: 'is generated for Traccar (the device token)' });
-      config.webhook_secret = generatedSecret = newSecret('');
-      break;
-  }
-  const defaultBaseUrl = defaultBaseUrls[provider];
-  if (!config.base_url && defaultBaseUrl && config.api_token) config.base_url = defaultBaseUrl;
-  if (config.base_url && !isHttpUrl(config.base_url)) errors.push({ field: 'config.base_url', message: 'must be an http(s) URL' });
+  if (rules.generatedSecret?.when === 'always' && config.webhook_secret)
+    errors.push({ field: 'config.webhook_secret', message: `is generated for ${provider} (the device token)` });
+  if (rules.generatedSecret && (rules.generatedSecret.when === 'always' || !config.webhook_secret))
+    config.webhook_secret = generatedSecret = newSecret(rules.generatedSecret.prefix);
+  if (!config.base_url && rules.defaultBaseUrl && config.api_token) config.base_url = rules.defaultBaseUrl;
+  const baseUrlProblem = config.base_url ? targetUrlProblem(config.base_url, allowNets) : null;
+  if (baseUrlProblem) errors.push({ field: 'config.base_url', message: baseUrlProblem });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { config, generatedSecret } };
 }
 
-/** Where the provider should push: the Traccar URL carries the device token. */
-export function ingestUrl(origin: string, provider: ProviderId, connectionId: string, config: ProviderConfig): string | null {
-  if (provider === 'geotab') return null;
-  return provider === 'traccar'
-    ? `${origin}/ingest/v1/traccar/${connectionId}/${config.webhook_secret}`
-    : `${origin}/ingest/v1/${provider}/${connectionId}`;
+/**
+ * Where the provider pushes (null when it never does). A URL carrying a device token is given only
+ * when the connection is `created`: the token is shown once.
+ */
+export function ingestUrl(
+  origin: string,
+  provider: ProviderId,
+  connectionId: string,
+  config: ProviderConfig,
+  created: boolean,
+): string | null {
+  const push = adapters[provider].push;
+  if (!push) return null;
+  const url = `${origin}/ingest/v1/${provider}/${connectionId}`;
+  if (!push.tokenInPath) return url;
+  return created ? `${url}/${config.webhook_secret}` : null;
 }
 
-/** Whether the connection's feed is pulled on a schedule: a pulled provider with pull credentials. */
-export function pullsFeed(provider: string, config: ProviderConfig, feedProviders: readonly string[]): boolean {
-  return feedProviders.includes(provider) && (provider === 'geotab' || Boolean(config.api_token));
+/** Whether the connection's feed is pulled on a schedule: its provider has a feed and the connection its credentials. */
+export function pullsFeed(provider: ProviderId, config: ProviderConfig): boolean {
+  return pullClients[provider]?.pullFeed !== undefined && adapters[provider].connection.pullsFeed?.(config) === true;
 }

@@ -2,43 +2,11 @@
  * What one normalized payload writes, as a pure function: the readings to store, the newest
  * sample per vehicle and signal for the latest state, provider events, per-vehicle summaries and
  * the samples of vehicles nobody has mapped yet. No I/O; the ingest worker persists the plan.
+ * Its input has passed the ingest stage's sanitation (sanitize.ts): times in range, text storable.
  */
-import type { ProviderEvent, Sample } from '../domain/sample.js';
+import type { LatestSample, ProviderEvent, Sample } from '../domain/sample.js';
 import type { ReadingRow } from '../db/readings.js';
-
-/** A device clock more than a day ahead is wrong (Traccar's filter.future default). */
-export const maxFutureSkewMs = 24 * 60 * 60 * 1000;
-
-export interface LatestSample {
-  vehicleId: string;
-  signal: string;
-  recordedAt: Date;
-  value: unknown;
-  source: string;
-}
-
-export interface VehicleSummary {
-  vehicleId: string;
-  newestAt: Date;
-  /** Newest provider ECU odometer time in this payload (decides manual odometer writes). */
-  ecuOdometerAt: Date | null;
-}
-
-export interface UnmappedCount {
-  connectionId: string;
-  providerVehicleId: string;
-  samples: number;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-}
-
-export interface EventRow {
-  vehicleId: string;
-  kind: string;
-  recordedAt: Date;
-  g: number | null;
-  source: string;
-}
+import type { EventRow, UnmappedCount, VehicleSummary } from '../db/vehicle-state.js';
 
 export interface IngestPlan {
   readings: ReadingRow[];
@@ -46,8 +14,6 @@ export interface IngestPlan {
   events: EventRow[];
   vehicles: VehicleSummary[];
   unmapped: UnmappedCount[];
-  /** Samples dropped here (device clock too far ahead). */
-  rejected: number;
 }
 
 export function planIngest(
@@ -55,21 +21,14 @@ export function planIngest(
   events: readonly ProviderEvent[],
   vehicleIds: ReadonlyMap<string, string>,
   source: string,
-  receivedAt: Date,
   connectionId: string,
 ): IngestPlan {
   const latest = new Map<string, LatestSample>();
   const vehicles = new Map<string, VehicleSummary>();
   const unmapped = new Map<string, UnmappedCount>();
   const readings: ReadingRow[] = [];
-  const futureLimit = receivedAt.getTime() + maxFutureSkewMs;
-  let rejected = 0;
 
   for (const sample of samples) {
-    if (sample.recordedAt.getTime() > futureLimit) {
-      rejected++;
-      continue;
-    }
     const vehicleId = vehicleIds.get(sample.providerVehicleId);
     if (!vehicleId) {
       const count = unmapped.get(sample.providerVehicleId);
@@ -78,14 +37,24 @@ export function planIngest(
         if (sample.recordedAt < count.firstSeenAt) count.firstSeenAt = sample.recordedAt;
         if (sample.recordedAt > count.lastSeenAt) count.lastSeenAt = sample.recordedAt;
       } else {
-        unmapped.set(sample.providerVehicleId, { connectionId, providerVehicleId: sample.providerVehicleId, samples: 1, firstSeenAt: sample.recordedAt, lastSeenAt: sample.recordedAt });
+        unmapped.set(sample.providerVehicleId, {
+          connectionId,
+          providerVehicleId: sample.providerVehicleId,
+          samples: 1,
+          firstSeenAt: sample.recordedAt,
+          lastSeenAt: sample.recordedAt,
+        });
       }
       continue;
     }
     const numeric = typeof sample.value === 'number';
     readings.push({
-      vehicleId, signal: sample.signal, recordedAt: sample.recordedAt,
-      valueNum: numeric ? (sample.value as number) : null, valueJson: numeric ? null : sample.value, source,
+      vehicleId,
+      signal: sample.signal,
+      recordedAt: sample.recordedAt,
+      valueNum: numeric ? (sample.value as number) : null,
+      valueJson: numeric ? null : sample.value,
+      source,
     });
 
     const key = `${vehicleId}\u0000${sample.signal}`;
@@ -105,7 +74,7 @@ export function planIngest(
   const eventRows: EventRow[] = [];
   for (const event of events) {
     const vehicleId = vehicleIds.get(event.providerVehicleId);
-    if (vehicleId && event.recordedAt.getTime() <= futureLimit) {
+    if (vehicleId) {
       eventRows.push({ vehicleId, kind: event.kind, recordedAt: event.recordedAt, g: event.g, source });
     }
   }
@@ -116,7 +85,6 @@ export function planIngest(
     events: eventRows,
     vehicles: byVehicle([...vehicles.values()]),
     unmapped: [...unmapped.values()],
-    rejected,
   };
 }
 
@@ -136,14 +104,17 @@ export function mergePlans(plans: readonly IngestPlan[]): IngestPlan {
     for (const count of plan.unmapped) {
       const key = `${count.connectionId}\u0000${count.providerVehicleId}`;
       const current = unmapped.get(key);
-      unmapped.set(key, current
-        ? {
-            ...current,
-            samples: current.samples + count.samples,
-            firstSeenAt: count.firstSeenAt < current.firstSeenAt ? count.firstSeenAt : current.firstSeenAt,
-            lastSeenAt: count.lastSeenAt > current.lastSeenAt ? count.lastSeenAt : current.lastSeenAt,
-          }
-        : count);
+      unmapped.set(
+        key,
+        current
+          ? {
+              ...current,
+              samples: current.samples + count.samples,
+              firstSeenAt: count.firstSeenAt < current.firstSeenAt ? count.firstSeenAt : current.firstSeenAt,
+              lastSeenAt: count.lastSeenAt > current.lastSeenAt ? count.lastSeenAt : current.lastSeenAt,
+            }
+          : count,
+      );
     }
     for (const sample of plan.latest) {
       const key = `${sample.vehicleId}\u0000${sample.signal}`;
@@ -152,13 +123,19 @@ export function mergePlans(plans: readonly IngestPlan[]): IngestPlan {
     }
     for (const summary of plan.vehicles) {
       const current = vehicles.get(summary.vehicleId);
-      vehicles.set(summary.vehicleId, current
-        ? {
-            vehicleId: summary.vehicleId,
-            newestAt: summary.newestAt > current.newestAt ? summary.newestAt : current.newestAt,
-            ecuOdometerAt: !current.ecuOdometerAt || (summary.ecuOdometerAt && summary.ecuOdometerAt > current.ecuOdometerAt) ? summary.ecuOdometerAt : current.ecuOdometerAt,
-          }
-        : summary);
+      vehicles.set(
+        summary.vehicleId,
+        current
+          ? {
+              vehicleId: summary.vehicleId,
+              newestAt: summary.newestAt > current.newestAt ? summary.newestAt : current.newestAt,
+              ecuOdometerAt:
+                !current.ecuOdometerAt || (summary.ecuOdometerAt && summary.ecuOdometerAt > current.ecuOdometerAt)
+                  ? summary.ecuOdometerAt
+                  : current.ecuOdometerAt,
+            }
+          : summary,
+      );
     }
   }
   return {
@@ -167,6 +144,5 @@ export function mergePlans(plans: readonly IngestPlan[]): IngestPlan {
     events: plans.flatMap((p) => p.events),
     vehicles: byVehicle([...vehicles.values()]),
     unmapped: [...unmapped.values()],
-    rejected: plans.reduce((sum, p) => sum + p.rejected, 0),
   };
 }

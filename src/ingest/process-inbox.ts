@@ -1,23 +1,34 @@
 /**
- * Processes inbox rows inside the caller's transaction: adapter.normalize → vehicle mapping →
- * readings (idempotent) → latest state (newer wins) → read model → events → unmapped counts →
- * rows marked processed. Re-running it for the same rows adds nothing.
+ * Processes locked inbox rows inside the caller's transaction: adapter.normalize → sanitation →
+ * vehicle mapping → readings (idempotent) → vehicle rows locked → latest state (newer wins) →
+ * read model → events → unmapped counts → rows marked processed. Re-running it for the same rows
+ * adds nothing.
  *
  * Under load a job takes a few more pending rows with it (one transaction, one statement per
  * table for all of them), which is where most of the throughput comes from; when idle it is
- * exactly one row per job.
+ * exactly one row per job. A batch that fails is retried row by row (isolation.ts).
  */
 import type { ProviderAdapter } from '../../providers/types.js';
 import { insertReadings } from '../db/readings.js';
-import { lockInboxRows, markInboxProcessed, type InboxOutcome } from '../db/inbox.js';
+import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } from '../db/inbox.js';
 import type { PoolClient } from '../db/pool.js';
-import { applyVehicleState, insertVehicleEvents, mapProviderVehicles, recordUnmappedSamples, upsertLatestSignals } from '../db/vehicle-state.js';
+import {
+  applyVehicleState,
+  insertVehicleEvents,
+  lockVehiclesForState,
+  mapProviderVehicles,
+  recordUnmappedSamples,
+  upsertLatestSignals,
+} from '../db/vehicle-state.js';
 import { mergePlans, planIngest, type IngestPlan } from './ingest-plan.js';
+import { rejectedCount, sanitizeNormalized, type RejectReason } from './sanitize.js';
 
 export interface RowOutcome extends InboxOutcome {
   inboxId: number;
   provider: string;
   refreshId: string | null;
+  /** Samples and events the sanitation dropped, by reason (also counted in `skipped`). */
+  rejected: Partial<Record<RejectReason, number>>;
 }
 
 export interface IngestOutcome {
@@ -31,53 +42,101 @@ export interface IngestOutcome {
 }
 
 /** Extra pending rows a job may take with it. */
-const batchRows = 8;
+export const batchRows = 8;
 
+/** Locks the job's row (and, with `batch`, a few more pending ones) and processes them. */
 export async function processInbox(
   tx: PoolClient,
   inboxId: number,
   adapters: Readonly<Record<string, ProviderAdapter>>,
   options: { includeProcessed: boolean; batch: boolean },
 ): Promise<IngestOutcome> {
-  const rows = await lockInboxRows(tx, inboxId, { includeProcessed: options.includeProcessed, alsoPending: options.batch ? batchRows - 1 : 0 });
+  const rows = await lockInboxRows(tx, inboxId, {
+    includeProcessed: options.includeProcessed,
+    alsoPending: options.batch ? batchRows - 1 : 0,
+  });
+  return processInboxRows(tx, rows, adapters);
+}
+
+export async function processInboxRows(
+  tx: PoolClient,
+  rows: readonly InboxRow[],
+  adapters: Readonly<Record<string, ProviderAdapter>>,
+): Promise<IngestOutcome> {
   const outcomes: RowOutcome[] = [];
   const plans: IngestPlan[] = [];
   const cascadeVehicles = new Set<string>();
-  const mappings = new Map<string, Map<string, string>>();
 
-  for (const row of rows) {
-    const base = { inboxId: row.id, provider: row.provider, refreshId: row.refreshId };
+  const normalizedRows = rows.map((row) => {
     const adapter = adapters[row.provider];
     const normalized = adapter
       ? adapter.normalize({ contentType: row.contentType, body: row.payload }, row.receivedAt)
       : ({ ok: false, reason: `no adapter for provider ${row.provider}` } as const);
-    if (!normalized.ok) {
-      outcomes.push({ ...base, samples: 0, skipped: 0, unmapped: 0, error: normalized.reason });
+    return normalized.ok
+      ? {
+          row,
+          error: null,
+          skipped: normalized.skipped.length,
+          clean: sanitizeNormalized(normalized.samples, normalized.events, row.receivedAt),
+        }
+      : { row, error: normalized.reason, skipped: 0, clean: null };
+  });
+  // One mapping statement for the whole batch (sanitation first: only storable ids reach SQL).
+  const wanted = new Map<string, Set<string>>();
+  for (const { row, clean } of normalizedRows) {
+    if (!clean) continue;
+    const ids = wanted.get(row.connectionId) ?? new Set<string>();
+    for (const sample of clean.samples) ids.add(sample.providerVehicleId);
+    for (const event of clean.events) ids.add(event.providerVehicleId);
+    wanted.set(row.connectionId, ids);
+  }
+  const mapped = await mapProviderVehicles(tx, wanted);
+
+  for (const { row, error, skipped, clean } of normalizedRows) {
+    const base = { inboxId: row.id, provider: row.provider, refreshId: row.refreshId };
+    if (!clean) {
+      outcomes.push({ ...base, samples: 0, skipped: 0, unmapped: 0, rejected: {}, error });
       continue;
     }
-    const providerVehicleIds = [...new Set([...normalized.samples, ...normalized.events].map((s) => s.providerVehicleId))];
-    const known = mappings.get(row.connectionId) ?? new Map<string, string>();
-    const missing = providerVehicleIds.filter((id) => !known.has(id));
-    for (const [providerVehicleId, vehicleId] of await mapProviderVehicles(tx, row.connectionId, missing)) known.set(providerVehicleId, vehicleId);
-    mappings.set(row.connectionId, known);
-
-    const plan = planIngest(normalized.samples, normalized.events, known, row.provider, row.receivedAt, row.connectionId);
+    const vehicleIds = mapped.get(row.connectionId) ?? new Map<string, string>();
+    const plan = planIngest(clean.samples, clean.events, vehicleIds, row.provider, row.connectionId);
     plans.push(plan);
     if (row.cascade) for (const vehicle of plan.vehicles) cascadeVehicles.add(vehicle.vehicleId);
     const unmapped = plan.unmapped.reduce((sum, u) => sum + u.samples, 0);
-    outcomes.push({ ...base, samples: plan.readings.length, skipped: normalized.skipped.length + plan.rejected, unmapped, error: null });
+    outcomes.push({
+      ...base,
+      samples: plan.readings.length,
+      skipped: skipped + rejectedCount(clean.rejected),
+      unmapped,
+      rejected: clean.rejected,
+      error: null,
+    });
   }
 
   const plan = mergePlans(plans);
+  // Readings lock no vehicle row, so concurrent batches insert them in parallel; then the lock
+  // order (db/vehicle-state.ts): the vehicle rows, before any of their state.
   await insertReadings(tx, plan.readings);
+  await lockVehiclesForState(
+    tx,
+    plan.vehicles.map((v) => v.vehicleId),
+  );
   const changes = await upsertLatestSignals(tx, plan.latest);
   await applyVehicleState(tx, changes, new Map(plan.vehicles.map((v) => [v.vehicleId, v])));
   await insertVehicleEvents(tx, plan.events);
   for (const connectionId of new Set(plan.unmapped.map((u) => u.connectionId))) {
-    await recordUnmappedSamples(tx, connectionId, plan.unmapped.filter((u) => u.connectionId === connectionId));
+    await recordUnmappedSamples(
+      tx,
+      connectionId,
+      plan.unmapped.filter((u) => u.connectionId === connectionId),
+    );
   }
   if (outcomes.length > 0) await markInboxProcessed(tx, outcomes);
 
   const changedVehicleIds = changes.map((c) => c.vehicleId);
-  return { rows: outcomes, changedVehicleIds, cascadeVehicleIds: changedVehicleIds.filter((id) => cascadeVehicles.has(id)) };
+  return {
+    rows: outcomes,
+    changedVehicleIds,
+    cascadeVehicleIds: changedVehicleIds.filter((id) => cascadeVehicles.has(id)),
+  };
 }

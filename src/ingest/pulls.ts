@@ -4,17 +4,27 @@
  * transaction that stores its page, so a crash never skips or repeats a page's worth of data. No
  * transaction stays open while a provider answers: a feed is claimed with a short lease instead.
  */
-import { feedProviders, pullClients } from '../../providers/index.js';
-import type { ProviderConfig, PullOutcome } from '../../providers/types.js';
+import type { ProviderHttp } from '../../providers/http.js';
+import { feedProviders, isProviderId, pullClients } from '../../providers/index.js';
+import type { ProviderConfig, PullContext, PullOutcome } from '../../providers/types.js';
+import type { Config } from '../config.js';
 import { insertInboxRow } from '../db/inbox.js';
 import { withTransaction, type Pool } from '../db/pool.js';
-import { claimFeedPull, findProviderConnection, listActiveConnections, recordPull, releaseFeedPull } from '../db/provider-connections.js';
+import {
+  claimFeedPull,
+  findProviderConnection,
+  listActiveConnections,
+  recordPull,
+  releaseFeedPull,
+} from '../db/provider-connections.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { decryptJson } from '../security/secrets.js';
 import { pullsFeed } from './connection-config.js';
 import { enqueueInboxRows } from './inbox-queue.js';
+import { enqueueAfterCommit } from '../queue/after-commit.js';
+import { guardedProviderHttp } from './provider-http.js';
 
 export interface PullDeps {
   pool: Pool;
@@ -23,6 +33,35 @@ export interface PullDeps {
   log: Logger;
   metrics: Metrics;
   now: () => Date;
+  /** The guarded provider HTTP client (provider-http.ts). */
+  http: ProviderHttp;
+  /** Provider sessions kept between pulls of this process (PullContext.sessions). */
+  sessions: Map<string, unknown>;
+}
+
+/** A pull worker's dependencies: provider requests guarded by WEBHOOK_ALLOW_NETS, one session cache per process. */
+export function createPullDeps(deps: {
+  config: Config;
+  pool: Pool;
+  queues: Queues;
+  log: Logger;
+  metrics: Metrics;
+  now: () => Date;
+}): PullDeps {
+  return {
+    pool: deps.pool,
+    queues: deps.queues,
+    log: deps.log,
+    metrics: deps.metrics,
+    now: deps.now,
+    secretsKey: deps.config.secretsKey,
+    http: guardedProviderHttp({ allowNets: deps.config.webhookAllowNets }),
+    sessions: new Map(),
+  };
+}
+
+function contextOf(deps: PullDeps, now: Date): PullContext {
+  return { http: deps.http, now, sessions: deps.sessions };
 }
 
 /** Pages pulled per job at most; the next scheduled run continues from the stored cursor. */
@@ -48,9 +87,7 @@ export async function pullFeed(deps: PullDeps, connectionId: string): Promise<Fe
     if (step.inboxId !== undefined) {
       const inboxId = step.inboxId;
       inboxIds.push(inboxId);
-      await enqueueInboxRows(deps.queues, [inboxId]).catch((err: unknown) =>
-        deps.log.warn({ err, inboxId }, 'enqueue failed; the recovery sweep will pick the row up'),
-      );
+      await enqueueAfterCommit(deps.log, 'ingest.recover', () => enqueueInboxRows(deps.queues, [inboxId]), { inboxId });
     }
     if (step.outcome !== 'more') return { pages: inboxIds.length, inboxIds, outcome: step.outcome };
   }
@@ -72,19 +109,28 @@ async function pullFeedPage(deps: PullDeps, connectionId: string): Promise<PullS
   const client = pullClients[connection.provider as keyof typeof pullClients];
   if (!client?.pullFeed) return { outcome: 'inactive' };
   const config = decryptJson<ProviderConfig>(deps.secretsKey, connection.configCiphertext);
-  const pulled: PullOutcome = await client.pullFeed(config, connection.pullCursor, fetch);
+  const pulled: PullOutcome = await client.pullFeed(config, connection.pullCursor, contextOf(deps, now));
   if (!pulled.ok) {
     const waitMs = pulled.kind === 'rate_limited' ? pulled.retryAfterMs : failureBackoffMs;
     const error = pulled.kind === 'rate_limited' ? `rate limited; retrying after ${waitMs} ms` : pulled.message;
-    await recordPull(deps.pool, connection.id, { cursor: connection.pullCursor, at: now, error, nextPullAt: new Date(now.getTime() + waitMs) });
+    await recordPull(deps.pool, connection.id, {
+      cursor: connection.pullCursor,
+      at: now,
+      error,
+      nextPullAt: new Date(now.getTime() + waitMs),
+    });
     deps.metrics.pulls.inc({ provider: connection.provider, outcome: pulled.kind });
     return { outcome: pulled.kind };
   }
   try {
     const inboxId = await withTransaction(deps.pool, async (tx) => {
       const row = await insertInboxRow(tx, {
-        connectionId: connection.id, provider: connection.provider, contentType: pulled.page.contentType,
-        payload: pulled.page.body, cascade: true, refreshId: null,
+        connectionId: connection.id,
+        provider: connection.provider,
+        contentType: pulled.page.contentType,
+        payload: pulled.page.body,
+        cascade: true,
+        refreshId: null,
       });
       await recordPull(tx, connection.id, { cursor: pulled.page.nextCursor, at: now, error: null, nextPullAt: null });
       return row.id;
@@ -101,15 +147,33 @@ async function pullFeedPage(deps: PullDeps, connectionId: string): Promise<PullS
 
 const schedulerPrefix = 'pull-';
 
+/** The job scheduler that pulls one connection's feed. */
+export function pullSchedulerId(connectionId: string): string {
+  return `${schedulerPrefix}${connectionId}`;
+}
+
+/** Creates or updates the job scheduler that pulls one connection's feed. */
+export async function schedulePullFeed(
+  queues: Queues,
+  connection: { id: string; pullIntervalSeconds: number },
+): Promise<void> {
+  await queues.schedule(
+    'pull.feed',
+    connection.pullIntervalSeconds * 1000,
+    { connectionId: connection.id },
+    pullSchedulerId(connection.id),
+  );
+}
+
 /** Makes the per-connection feed schedulers match the active connections of pulled providers. */
 export async function syncPullSchedules(deps: PullDeps): Promise<{ scheduled: number; removed: number }> {
-  const connections = (await listActiveConnections(deps.pool, feedProviders)).filter((c) =>
-    pullsFeed(c.provider, decryptJson<ProviderConfig>(deps.secretsKey, c.configCiphertext), feedProviders),
+  const connections = (await listActiveConnections(deps.pool, feedProviders)).filter(
+    (c) =>
+      isProviderId(c.provider) &&
+      pullsFeed(c.provider, decryptJson<ProviderConfig>(deps.secretsKey, c.configCiphertext)),
   );
-  const wanted = new Set(connections.map((c) => `${schedulerPrefix}${c.id}`));
-  for (const connection of connections) {
-    await deps.queues.schedule('pull.feed', connection.pullIntervalSeconds * 1000, { connectionId: connection.id }, `${schedulerPrefix}${connection.id}`);
-  }
+  const wanted = new Set(connections.map((c) => pullSchedulerId(c.id)));
+  for (const connection of connections) await schedulePullFeed(deps.queues, connection);
   let removed = 0;
   for (const scheduler of await deps.queues.queue('pull').getJobSchedulers()) {
     if (scheduler.key.startsWith(schedulerPrefix) && !wanted.has(scheduler.key)) {
@@ -140,15 +204,19 @@ export async function pullVehicle(
   const client = pullClients[connection.provider as keyof typeof pullClients];
   if (!client?.pullVehicle) throw new Error(`no vehicle pull for ${connection.provider}`);
   const config = decryptJson<ProviderConfig>(deps.secretsKey, connection.configCiphertext);
-  const pulled = await client.pullVehicle(config, vehicle.providerVehicleId, fetch);
+  const pulled = await client.pullVehicle(config, vehicle.providerVehicleId, contextOf(deps, deps.now()));
   if (!pulled.ok) {
     deps.metrics.pulls.inc({ provider: connection.provider, outcome: pulled.kind });
     if (pulled.kind === 'rate_limited') throw new RateLimitedError(pulled.retryAfterMs);
     throw new Error(pulled.message);
   }
   const row = await insertInboxRow(deps.pool, {
-    connectionId: connection.id, provider: connection.provider, contentType: pulled.page.contentType,
-    payload: pulled.page.body, cascade: refresh.cascade, refreshId: refresh.refreshId,
+    connectionId: connection.id,
+    provider: connection.provider,
+    contentType: pulled.page.contentType,
+    payload: pulled.page.body,
+    cascade: refresh.cascade,
+    refreshId: refresh.refreshId,
   });
   deps.metrics.pulls.inc({ provider: connection.provider, outcome: 'page' });
   deps.metrics.inboxAccepted.inc({ provider: connection.provider });

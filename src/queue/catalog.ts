@@ -10,15 +10,22 @@ import { UnrecoverableError, type JobsOptions } from 'bullmq';
 export const queueNames = ['maintenance', 'ingest', 'pull', 'health', 'runs', 'webhooks'] as const;
 export type QueueName = (typeof queueNames)[number];
 
-interface JobDefinition<S extends TSchema> {
-  queue: QueueName;
+interface JobDefinition<Q extends QueueName, S extends TSchema> {
+  queue: Q;
   schema: S;
   options: JobsOptions;
+  /**
+   * A repeating job: its job scheduler (id = the job name) creates one every `everyMs`. Every
+   * worker process of the queue keeps the scheduler in Redis (src/queue/schedules.ts).
+   */
+  everyMs?: number;
 }
 
-function job<S extends TSchema>(definition: JobDefinition<S>): JobDefinition<S> {
+function job<Q extends QueueName, S extends TSchema>(definition: JobDefinition<Q, S>): JobDefinition<Q, S> {
   return definition;
 }
+
+const minute = 60_000;
 
 // Finished jobs are trimmed so Redis memory stays bounded (research/pipeline-perf.md §2).
 const retention = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } };
@@ -27,15 +34,17 @@ const empty = Type.Object({}, { additionalProperties: false });
 const uuid = Type.String({ format: 'uuid' });
 
 export const jobCatalog = {
-  /** Creates the monthly `readings` partitions ahead of time; scheduled daily. */
+  /** Creates the monthly `readings` partitions ahead of time; daily. */
   'maintenance.ensure-partitions': job({
     queue: 'maintenance',
     schema: empty,
     options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
+    everyMs: 24 * 60 * minute,
   }),
   /**
-   * Normalizes one inbox row (a push or a pulled page) into readings and latest state. The job id
-   * is `inbox-<id>`, so re-enqueueing a row that is already queued adds nothing; a retry after a
+   * Normalizes one inbox row (a push or a pulled page) into readings and latest state.
+   * Deduplicated per row while queued or running (src/ingest/inbox-queue.ts), so re-enqueueing a
+   * queued row adds nothing while a row that needs another pass gets a new job; a retry after a
    * crash is harmless because processing is idempotent.
    */
   'ingest.process': job({
@@ -43,11 +52,12 @@ export const jobCatalog = {
     schema: Type.Object({ inboxId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
     options: { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, ...retention },
   }),
-  /** Re-enqueues inbox rows left unprocessed (Redis lost, worker killed); every minute and at start. */
+  /** Re-enqueues inbox rows left unprocessed (Redis lost, worker killed); every minute. */
   'ingest.recover': job({
     queue: 'ingest',
     schema: empty,
     options: { attempts: 1, ...retention },
+    everyMs: minute,
   }),
   /** Pulls the next pages of one connection's provider feed; one job scheduler per connection. */
   'pull.feed': job({
@@ -55,13 +65,13 @@ export const jobCatalog = {
     schema: Type.Object({ connectionId: uuid }, { additionalProperties: false }),
     options: { attempts: 1, ...retention },
   }),
-  /** Pulls one vehicle now (POST /vehicles/{id}/refresh); deduplicated per vehicle while queued. */
+  /**
+   * Pulls one vehicle now (POST /vehicles/{id}/refresh). Deduplicated per vehicle and cascade flag
+   * while queued (src/ingest/refresh-queue.ts), so a request with cascade never joins one without.
+   */
   'pull.refresh': job({
     queue: 'pull',
-    schema: Type.Object(
-      { vehicleId: uuid, refreshId: uuid, cascade: Type.Boolean() },
-      { additionalProperties: false },
-    ),
+    schema: Type.Object({ vehicleId: uuid, refreshId: uuid, cascade: Type.Boolean() }, { additionalProperties: false }),
     options: { attempts: 4, backoff: { type: 'exponential', delay: 2000 }, ...retention },
   }),
   /**
@@ -73,11 +83,15 @@ export const jobCatalog = {
     schema: Type.Object({ vehicleId: uuid, cascade: Type.Boolean() }, { additionalProperties: false }),
     options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, ...retention },
   }),
-  /** Re-evaluates every active vehicle in pages: staleness and due dates appear without new data. */
+  /**
+   * Re-evaluates every active vehicle in pages: staleness and due dates appear without new data.
+   * Every 15 minutes: staleness (7 days) and due dates need no finer clock.
+   */
   'health.sweep': job({
     queue: 'health',
     schema: empty,
     options: { attempts: 1, ...retention },
+    everyMs: 15 * minute,
   }),
   /**
    * Opens service requests from health events (critical status, overdue maintenance), per company
@@ -87,6 +101,7 @@ export const jobCatalog = {
     queue: 'runs',
     schema: empty,
     options: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, ...retention },
+    everyMs: minute,
   }),
   /** Asks the dispatch assistant for a proposal for a new run, once per run (`dispatch_checked_at`). */
   'runs.dispatch': job({
@@ -99,39 +114,56 @@ export const jobCatalog = {
     queue: 'runs',
     schema: empty,
     options: { attempts: 1, ...retention },
+    everyMs: minute,
   }),
   /** Turns outbox events into one delivery per subscription; after every run change and every 10 s. */
   'webhooks.relay': job({
     queue: 'webhooks',
     schema: empty,
     options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, ...retention },
+    everyMs: 10_000,
   }),
   /**
-   * The one attempt of each of a few core deliveries to one subscription. Never retried (spec/000:
-   * deliveries are not retried): the rows are claimed before sending, so a job that runs twice
-   * sends once.
+   * One turn of a subscription's delivery lane: claims its oldest pending core deliveries and
+   * makes their one attempt each (spec/000: deliveries are not retried). Deduplicated per
+   * subscription (one running, one waiting); a turn that runs twice sends nothing twice, because
+   * deliveries are claimed and their sends marked started before they go out.
    */
   'webhooks.deliver': job({
     queue: 'webhooks',
-    schema: Type.Object({ deliveryIds: Type.Array(uuid, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
+    schema: Type.Object({ subscriptionId: uuid, companyId: uuid }, { additionalProperties: false }),
     options: { attempts: 1, ...retention },
   }),
-  /** Re-enqueues deliveries whose enqueue was lost and settles ones whose worker died; every minute. */
+  /** Requests lanes whose request was lost and settles deliveries whose worker died; every minute. */
   'webhooks.recover': job({
     queue: 'webhooks',
     schema: empty,
     options: { attempts: 1, ...retention },
+    everyMs: minute,
   }),
-  /** Makes the per-connection pull schedulers match the active connections; every 5 minutes and at start. */
+  /** Makes the per-connection pull schedulers match the active connections; every 5 minutes. */
   'pull.sync-schedules': job({
     queue: 'pull',
     schema: empty,
     options: { attempts: 1, ...retention },
+    everyMs: 5 * minute,
   }),
 };
 
 export type JobName = keyof typeof jobCatalog;
 export type JobPayload<N extends JobName> = Static<(typeof jobCatalog)[N]['schema']>;
+/** The job names a queue runs. */
+export type JobNameOf<Q extends QueueName> = {
+  [N in JobName]: (typeof jobCatalog)[N]['queue'] extends Q ? N : never;
+}[JobName];
+
+/** The repeating jobs of these queues, each with its interval (the scheduler id is the job name). */
+export function schedulesOf(queues: readonly QueueName[]): Array<{ job: JobName; everyMs: number }> {
+  return Object.entries(jobCatalog).flatMap(
+    ([name, { queue, everyMs }]: [string, JobDefinition<QueueName, TSchema>]) =>
+      everyMs !== undefined && queues.includes(queue) ? [{ job: name as JobName, everyMs }] : [],
+  );
+}
 
 const validators = new Map(Object.entries(jobCatalog).map(([name, def]) => [name, Compile(def.schema)]));
 
@@ -141,7 +173,9 @@ export function parseJobPayload<N extends JobName>(name: N, data: unknown): JobP
   if (!validator) throw new UnrecoverableError(`unknown job ${name}`);
   if (!validator.Check(data)) {
     const first = [...validator.Errors(data)][0];
-    throw new UnrecoverableError(`invalid payload for ${name}: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim());
+    throw new UnrecoverableError(
+      `invalid payload for ${name}: ${first?.instancePath || '/'} ${first?.message ?? ''}`.trim(),
+    );
   }
   return data as JobPayload<N>;
 }

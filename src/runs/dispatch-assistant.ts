@@ -6,19 +6,7 @@
  * nearest wins when both locations are known (members without a location come after located ones);
  * ties go to the lower load share, then name, then id, so the same input always gives the same answer.
  */
-
-export interface RosterMember {
-  id: string;
-  type: 'shop' | 'technician';
-  name: string;
-  /** Run item types it can do, e.g. oil_change, inspection, brake_inspection. */
-  skills: string[];
-  latitude: number | null;
-  longitude: number | null;
-  /** Open runs it can take at once. */
-  capacity: number;
-  active: boolean;
-}
+import type { RosterMember } from '../domain/run.js';
 
 export interface DispatchInput {
   /** The run's item types. */
@@ -38,7 +26,10 @@ export interface DispatchSuggestion {
 const earthRadiusKm = 6371.0088;
 
 /** Great-circle distance between two points in degrees, km. */
-export function haversineKm(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+export function haversineKm(
+  a: { latitude: number; longitude: number },
+  b: { latitude: number; longitude: number },
+): number {
   const rad = Math.PI / 180;
   const dLat = (b.latitude - a.latitude) * rad;
   const dLon = (b.longitude - a.longitude) * rad;
@@ -79,7 +70,9 @@ function compareCandidates(a: Candidate, b: Candidate): number {
   } else if (b.distanceKm !== null) {
     return 1;
   }
-  return a.loadShare - b.loadShare || compareText(a.member.name, b.member.name) || compareText(a.member.id, b.member.id);
+  return (
+    a.loadShare - b.loadShare || compareText(a.member.name, b.member.name) || compareText(a.member.id, b.member.id)
+  );
 }
 
 function skillPhrase(itemTypes: string[]): string {

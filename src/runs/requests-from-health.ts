@@ -34,7 +34,11 @@ export function planHealthRequests(
     if (event.kind === 'status_changed' && event.payload.to === 'critical') {
       for (const alert of currentAlerts.get(event.vehicleId) ?? []) {
         if (alert.severity === 'critical' || alert.severity === 'high') {
-          add(event.vehicleId, { title: alert.display_name, description: `Raised by vehicle health (${alert.severity})`, type: alert.type });
+          add(event.vehicleId, {
+            title: alert.display_name,
+            description: `Raised by vehicle health (${alert.severity})`,
+            type: alert.type,
+          });
         }
       }
     } else if ((event.kind === 'alert_opened' || event.kind === 'alert_changed') && event.payload.overdue === true) {

@@ -15,9 +15,7 @@ export type RunOperation =
   | { kind: 'dismiss' }
   | { kind: 'dispatch_proposal'; assignee: DispatchProposal['assignee']; reason: string };
 
-export type RunTransition =
-  | { ok: true; state: RunState; events: RunEventKind[] }
-  | { ok: false; message: string };
+export type RunTransition = { ok: true; state: RunState; events: RunEventKind[] } | { ok: false; message: string };
 
 const activeStatuses: readonly RunStatus[] = ['open', 'in_progress'];
 const liveScheduling: readonly SchedulingState[] = ['requested', 'proposed', 'confirmed'];

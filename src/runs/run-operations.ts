@@ -1,6 +1,6 @@
 import type { RunEventKind } from '../domain/run.js';
 import { AppError, notFound } from '../errors.js';
-import { hasOtherOpenRun, lockRun, stampCompletedOdometer, updateRunState } from '../db/runs.js';
+import { findRun, hasOtherOpenRun, lockRun, stampCompletedOdometer, updateRunState } from '../db/runs.js';
 import { lockVehicle } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
 import { recordRunEvents } from '../webhooks/outbox.js';
@@ -17,13 +17,15 @@ export async function operateRun(
   operation: RunOperation,
   now: Date,
 ): Promise<RunEventKind[]> {
+  // A vehicle has at most one open run (service requests fold into it); the vehicle lock
+  // serialises the reopen check with concurrent service requests. Taken before the run's, the
+  // lock order of every vehicle writer (src/db/vehicle-state.ts); a run's vehicle never changes.
+  const vehicleId = operation.kind === 'reopen' ? (await findRun(tx, companyId, runId))?.vehicleId : null;
+  if (vehicleId) await lockVehicle(tx, companyId, vehicleId);
   const run = await lockRun(tx, companyId, runId);
   if (!run) throw notFound('run');
-  if (operation.kind === 'reopen' && run.vehicleId) {
-    // A vehicle has at most one open run (service requests fold into it); the vehicle lock
-    // serialises this check with concurrent service requests.
-    await lockVehicle(tx, companyId, run.vehicleId);
-    if (await hasOtherOpenRun(tx, run.vehicleId, run.id)) {
+  if (vehicleId) {
+    if (await hasOtherOpenRun(tx, vehicleId, run.id)) {
       throw new AppError('INVALID_STATE_TRANSITION', 'cannot reopen: the vehicle has another open run');
     }
   }

@@ -68,7 +68,10 @@ export async function submitServiceRequest(
   const location = request.location ? await insertServiceLocation(tx, companyId, request.location) : null;
   const requestedTime =
     request.preferredStart || request.preferredEnd
-      ? { preferred_start: request.preferredStart?.toISOString() ?? null, preferred_end: request.preferredEnd?.toISOString() ?? null }
+      ? {
+          preferred_start: request.preferredStart?.toISOString() ?? null,
+          preferred_end: request.preferredEnd?.toISOString() ?? null,
+        }
       : null;
   for (let attempt = 0; attempt < 5; attempt++) {
     const runId = await insertRun(tx, {

@@ -15,6 +15,13 @@ export function generateApiKey(): GeneratedApiKey {
   return { key, prefix: key.slice(0, keyMarker.length + 6), hash: hashApiKey(key) };
 }
 
+const keyShape = /^fk_[A-Za-z0-9_-]{43}$/;
+
+/** Whether `token` has the shape of a generated key; anything else cannot be one and needs no lookup. */
+export function hasApiKeyShape(token: string): boolean {
+  return keyShape.test(token);
+}
+
 export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }

@@ -15,8 +15,7 @@ export interface ManualOdometerContext {
 }
 
 export type ManualOdometerDecision =
-  | { ok: true; km: number }
-  | { ok: false; reason: 'backwards' | 'provider_ecu_current'; message: string };
+  { ok: true; km: number } | { ok: false; reason: 'backwards' | 'provider_ecu_current'; message: string };
 
 // Below this, a difference is float noise from the mile/km round trip, not a real step back.
 const toleranceKm = 0.001;

@@ -34,7 +34,9 @@ async function mappingUnique<T>(write: () => Promise<T>): Promise<T> {
   } catch (error) {
     const pgError = error as { code?: string; constraint?: string };
     if (pgError.code === '23505' && pgError.constraint === 'vehicles_connection_provider_vehicle') {
-      throw invalidRequest([{ field: 'provider_vehicle_id', message: 'is already mapped to another vehicle of this connection' }]);
+      throw invalidRequest([
+        { field: 'provider_vehicle_id', message: 'is already mapped to another vehicle of this connection' },
+      ]);
     }
     throw error;
   }
@@ -58,10 +60,14 @@ async function providerOf(
   if (!connectionId) return provider;
   const connection = await findProviderConnection(tx, connectionId);
   if (!connection || connection.companyId !== companyId) {
-    throw invalidRequest([{ field: 'provider_connection_id', message: 'is not a provider connection of this company' }]);
+    throw invalidRequest([
+      { field: 'provider_connection_id', message: 'is not a provider connection of this company' },
+    ]);
   }
   if (provider !== undefined && provider !== connection.provider) {
-    throw invalidRequest([{ field: 'telematics_provider', message: `must be ${connection.provider}, the provider of the connection` }]);
+    throw invalidRequest([
+      { field: 'telematics_provider', message: `must be ${connection.provider}, the provider of the connection` },
+    ]);
   }
   return connection.provider;
 }
@@ -69,19 +75,21 @@ async function providerOf(
 export async function createVehicle(tx: PoolClient, companyId: string, v: VehicleAttributes): Promise<VehicleRecord> {
   const telematicsProvider = (await providerOf(tx, companyId, v.providerConnectionId, v.telematicsProvider)) ?? null;
   const homeLocation = (await homeLocationId(tx, companyId, v.homeLocation)) ?? null;
-  return mappingUnique(() => insertVehicle(tx, companyId, {
-    name: v.name ?? null,
-    vin: v.vin?.toUpperCase() ?? null,
-    licensePlate: v.licensePlate ?? null,
-    make: v.make ?? null,
-    model: v.model ?? null,
-    year: v.year ?? null,
-    telematicsProvider,
-    providerVehicleId: v.providerVehicleId ?? null,
-    providerConnectionId: v.providerConnectionId ?? null,
-    homeLocationId: homeLocation,
-    linkBroken: linkBrokenWithoutReadings(telematicsProvider),
-  }));
+  return mappingUnique(() =>
+    insertVehicle(tx, companyId, {
+      name: v.name ?? null,
+      vin: v.vin?.toUpperCase() ?? null,
+      licensePlate: v.licensePlate ?? null,
+      make: v.make ?? null,
+      model: v.model ?? null,
+      year: v.year ?? null,
+      telematicsProvider,
+      providerVehicleId: v.providerVehicleId ?? null,
+      providerConnectionId: v.providerConnectionId ?? null,
+      homeLocationId: homeLocation,
+      linkBroken: linkBrokenWithoutReadings(telematicsProvider),
+    }),
+  );
 }
 
 export async function patchVehicle(

@@ -42,7 +42,9 @@ export async function updateVehicleByIntegrator(
       { vehicleId, signal: 'odometer_km', recordedAt: now, valueNum: decision.km, valueJson: null, source: 'manual' },
     ]);
     // The same latest-state path as provider samples: newer wins, signals rebuilt, updated_at moves.
-    const changes = await upsertLatestSignals(tx, [{ vehicleId, signal: 'odometer_km', recordedAt: now, value: decision.km, source: 'manual' }]);
+    const changes = await upsertLatestSignals(tx, [
+      { vehicleId, signal: 'odometer_km', recordedAt: now, value: decision.km, source: 'manual' },
+    ]);
     await applyVehicleState(tx, changes, new Map([[vehicleId, { vehicleId, newestAt: now, ecuOdometerAt: null }]]));
   }
 

@@ -17,6 +17,10 @@
  * - UK: a city in its own segment before the postcode counts only when every earlier segment is placed
  *   (otherwise it may be a county or a dependent locality).
  * - Codes are matched case-insensitively but every part keeps the casing it was written in.
+ *
+ * Work is linear in the input: blanks are normalised in one pass, and every pattern is anchored
+ * at both ends and applied to a segment or to a few words at its end (a state, a postcode, a
+ * unit), never as "anything, then a pattern" over the whole line, which backtracks.
  */
 
 export interface AddressParts {
@@ -29,37 +33,115 @@ export interface AddressParts {
   country: string | null;
 }
 
-const emptyParts: AddressParts = { street_1: null, street_2: null, city: null, state: null, postal_code: null, country: null };
+const emptyParts: AddressParts = {
+  street_1: null,
+  street_2: null,
+  city: null,
+  state: null,
+  postal_code: null,
+  country: null,
+};
 
 const usStates: Record<string, string> = {
-  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado', CT: 'Connecticut',
-  DE: 'Delaware', DC: 'District of Columbia', FL: 'Florida', GA: 'Georgia', HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois',
-  IN: 'Indiana', IA: 'Iowa', KS: 'Kansas', KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland',
-  MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota', MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska',
-  NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico', NY: 'New York', NC: 'North Carolina',
-  ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
-  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont', VA: 'Virginia',
-  WA: 'Washington', WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+  AL: 'Alabama',
+  AK: 'Alaska',
+  AZ: 'Arizona',
+  AR: 'Arkansas',
+  CA: 'California',
+  CO: 'Colorado',
+  CT: 'Connecticut',
+  DE: 'Delaware',
+  DC: 'District of Columbia',
+  FL: 'Florida',
+  GA: 'Georgia',
+  HI: 'Hawaii',
+  ID: 'Idaho',
+  IL: 'Illinois',
+  IN: 'Indiana',
+  IA: 'Iowa',
+  KS: 'Kansas',
+  KY: 'Kentucky',
+  LA: 'Louisiana',
+  ME: 'Maine',
+  MD: 'Maryland',
+  MA: 'Massachusetts',
+  MI: 'Michigan',
+  MN: 'Minnesota',
+  MS: 'Mississippi',
+  MO: 'Missouri',
+  MT: 'Montana',
+  NE: 'Nebraska',
+  NV: 'Nevada',
+  NH: 'New Hampshire',
+  NJ: 'New Jersey',
+  NM: 'New Mexico',
+  NY: 'New York',
+  NC: 'North Carolina',
+  ND: 'North Dakota',
+  OH: 'Ohio',
+  OK: 'Oklahoma',
+  OR: 'Oregon',
+  PA: 'Pennsylvania',
+  RI: 'Rhode Island',
+  SC: 'South Carolina',
+  SD: 'South Dakota',
+  TN: 'Tennessee',
+  TX: 'Texas',
+  UT: 'Utah',
+  VT: 'Vermont',
+  VA: 'Virginia',
+  WA: 'Washington',
+  WV: 'West Virginia',
+  WI: 'Wisconsin',
+  WY: 'Wyoming',
 };
 
 /** Territories use US ZIPs and state codes but have their own ISO country code. */
 const usTerritories: Record<string, string> = {
-  PR: 'Puerto Rico', GU: 'Guam', VI: 'Virgin Islands', AS: 'American Samoa', MP: 'Northern Mariana Islands',
+  PR: 'Puerto Rico',
+  GU: 'Guam',
+  VI: 'Virgin Islands',
+  AS: 'American Samoa',
+  MP: 'Northern Mariana Islands',
 };
 
 const caProvinces: Record<string, string> = {
-  AB: 'Alberta', BC: 'British Columbia', MB: 'Manitoba', NB: 'New Brunswick', NL: 'Newfoundland and Labrador',
-  NS: 'Nova Scotia', NT: 'Northwest Territories', NU: 'Nunavut', ON: 'Ontario', PE: 'Prince Edward Island',
-  QC: 'Quebec', SK: 'Saskatchewan', YT: 'Yukon',
+  AB: 'Alberta',
+  BC: 'British Columbia',
+  MB: 'Manitoba',
+  NB: 'New Brunswick',
+  NL: 'Newfoundland and Labrador',
+  NS: 'Nova Scotia',
+  NT: 'Northwest Territories',
+  NU: 'Nunavut',
+  ON: 'Ontario',
+  PE: 'Prince Edward Island',
+  QC: 'Quebec',
+  SK: 'Saskatchewan',
+  YT: 'Yukon',
 };
 
 /** Country names and codes that can only mean one country, keyed lower case without dots. */
 const countryNames: Record<string, string> = {
-  us: 'US', usa: 'US', 'united states': 'US', 'united states of america': 'US',
+  us: 'US',
+  usa: 'US',
+  'united states': 'US',
+  'united states of america': 'US',
   canada: 'CA',
-  uk: 'GB', gb: 'GB', gbr: 'GB', 'united kingdom': 'GB', 'great britain': 'GB', england: 'GB', scotland: 'GB',
-  wales: 'GB', 'northern ireland': 'GB',
-  germany: 'DE', deutschland: 'DE', deu: 'DE', 'federal republic of germany': 'DE', 'bundesrepublik deutschland': 'DE',
+  uk: 'GB',
+  gb: 'GB',
+  gbr: 'GB',
+  'united kingdom': 'GB',
+  'great britain': 'GB',
+  england: 'GB',
+  scotland: 'GB',
+  wales: 'GB',
+  'northern ireland': 'GB',
+  germany: 'DE',
+  deutschland: 'DE',
+  deu: 'DE',
+  'federal republic of germany': 'DE',
+  'bundesrepublik deutschland': 'DE',
 };
 
 /** Also US state codes (California, Delaware): a country only when the locality before it agrees. */
@@ -67,7 +149,9 @@ const ambiguousCountryCodes: Record<string, string> = { ca: 'CA', de: 'DE' };
 
 /** A country written at the end of the locality segment, without a comma ("Chicago, IL 60606 USA"). */
 const trailingCountry =
-  /^(.*\S)\s+(u\.?s\.?a?\.?|united states(?: of america)?|canada|u\.?k\.?|united kingdom|great britain|germany|deutschland)$/i;
+  /^(?:u\.?s\.?a?\.?|united states(?: of america)?|canada|u\.?k\.?|united kingdom|great britain|germany|deutschland)$/i;
+/** Words in the longest trailing country name ("united states of america"). */
+const trailingCountryWords = 4;
 
 function alternation(codes: Record<string, string>): string {
   const words = [...Object.keys(codes), ...Object.values(codes)].sort((a, b) => b.length - a.length);
@@ -81,14 +165,15 @@ const caPostal = '[ABCEGHJ-NPRSTVXY]\\d[ABCEGHJ-NPRSTV-Z] ?\\d[ABCEGHJ-NPRSTV-Z]
 const ukPostcode = '[A-Z]{1,2}\\d[A-Z\\d]? ?\\d[A-Z]{2}';
 
 const usStateZip = new RegExp(`^(${usState})\\s+(${zip})$`, 'i');
-const usCityStateZip = new RegExp(`^(.+?)\\s+(${usState})\\s+(${zip})$`, 'i');
 const usStateOnly = new RegExp(`^(${usState})$`, 'i');
+const zipOnly = new RegExp(`^${zip}$`);
 const caProvincePostal = new RegExp(`^(${caProvince})\\s+(${caPostal})$`, 'i');
-const caCityProvincePostal = new RegExp(`^(.+?)\\s+(${caProvince})\\s+(${caPostal})$`, 'i');
 const caProvinceOnly = new RegExp(`^(${caProvince})$`, 'i');
+const caPostalOnly = new RegExp(`^${caPostal}$`, 'i');
 const ukPostcodeOnly = new RegExp(`^(${ukPostcode})$`, 'i');
-const ukCityPostcode = new RegExp(`^(.+?)\\s+(${ukPostcode})$`, 'i');
-const dePostcodeCity = /^(\d{5})\s+(.+)$/;
+const usStateWords = mostWords(Object.values({ ...usStates, ...usTerritories }));
+const caProvinceWords = mostWords(Object.values(caProvinces));
+const dePostcode = /^\d{5}$/;
 /** A postcode alone in the last segment belongs to the state or city before it ("IL, 62701"). */
 const barePostal = new RegExp(`^(?:${zip}|${caPostal})$`, 'i');
 
@@ -99,9 +184,11 @@ const unitDesignator =
 const unitId = '(?:[A-Z]?\\d[\\w-]*|[A-Z])';
 const unit = `(?:(?:${unitDesignator})\\.?\\s*#?\\s*${unitId}|#\\s*${unitId}|\\d+(?:st|nd|rd|th)\\s+(?:floor|flr|fl)\\.?)`;
 const unitSegment = new RegExp(`^${unit}$`, 'i');
-const inlineUnit = new RegExp(`^(.*\\S)\\s+(${unit})$`, 'i');
+/** Words in the longest unit ("Suite # 200"). */
+const unitWords = 3;
 
-const poBox = /^(?:p\.?\s?o\.?\s?box|post\s+office\s+box|postfach)\s*#?\s*\d[\w-]*$|^(?:rr|rural\s+route|hc)\s*\d+\s+box\s+\d+$/i;
+const poBox =
+  /^(?:p\.?\s?o\.?\s?box|post\s+office\s+box|postfach)\s*#?\s*\d[\w-]*$|^(?:rr|rural\s+route|hc)\s*\d+\s+box\s+\d+$/i;
 /** "1 Main St", "12B Oak Ave", "12-34 56th Ave", "123 1/2 Elm St". */
 const numberFirstStreet = /^\d+[A-Z]?(?:[-/]\d+[A-Z]?)?\s+\S/i;
 /** "Unter den Linden 77", "Hauptstr. 5a", "Am Markt 1-3". */
@@ -110,6 +197,50 @@ const numberLastStreet = /^\p{L}[\p{L}\p{M}.'’ -]*\s\d+\s?[a-z]?(?:\s?[-/]\s?\
 const cityName = /^\p{L}[\p{L}\p{M} .'’&()-]*$/u;
 
 type StreetStyle = 'number-first' | 'number-last';
+
+/**
+ * A segment split before its last k words, trying each k of `counts` in order: the first tail
+ * that `fits` wins, and the head must keep at least one word. Segments have single spaces.
+ */
+function splitTail(
+  segment: string,
+  counts: readonly number[],
+  fits: (tail: string) => boolean,
+): { head: string; tail: string } | null {
+  const words = segment.split(' ');
+  for (const count of counts) {
+    if (count >= words.length) continue;
+    const tail = words.slice(-count).join(' ');
+    if (fits(tail)) return { head: words.slice(0, -count).join(' '), tail };
+  }
+  return null;
+}
+
+/** How many words the longest name of `names` has. */
+function mostWords(names: readonly string[]): number {
+  return Math.max(...names.map((name) => name.split(' ').length));
+}
+
+/**
+ * "City Region Code" in one segment, read as `^(.+?)\s+(region)\s+(code)$` would read it (the
+ * shortest city, so the longest region) without its backtracking: the code is the last word or
+ * two, the region the longest run of words before it that `region` matches.
+ */
+function cityRegionCode(
+  segment: string,
+  code: RegExp,
+  region: RegExp,
+  regionWords: number,
+): { city: string; region: string; code: string } | null {
+  for (const codeWords of [2, 1]) {
+    const split = splitTail(segment, [codeWords], (tail) => code.test(tail));
+    if (!split) continue;
+    const counts = Array.from({ length: regionWords }, (_, i) => regionWords - i);
+    const place = splitTail(split.head, counts, (tail) => region.test(tail));
+    if (place) return { city: place.head, region: place.tail, code: split.tail };
+  }
+  return null;
+}
 
 function isUnit(text: string): boolean {
   return unitSegment.test(text);
@@ -147,10 +278,11 @@ function placeStreet(segments: string[], style: StreetStyle): Street {
   if (streets.length !== 1 || street === undefined) return { street_1: null, street_2: null, clean: false };
   let street1 = street;
   if (style === 'number-first' && !poBox.test(street)) {
-    const inline = inlineUnit.exec(street);
-    if (inline?.[1] && inline[2] && numberFirstStreet.test(inline[1])) {
-      street1 = inline[1];
-      units.unshift(inline[2]);
+    // The shortest unit at the end: "anything, then a unit" read from the right.
+    const inline = splitTail(street, [1, 2, unitWords], isUnit);
+    if (inline && numberFirstStreet.test(inline.head)) {
+      street1 = inline.head;
+      units.unshift(inline.tail);
     }
   }
   return { street_1: street1, street_2: units.length > 0 ? units.join(', ') : null, clean: leftOver === 0 };
@@ -169,7 +301,8 @@ interface Locality {
 }
 
 function upperCode(text: string, codes: Record<string, string>): string | null {
-  const lower = text.toLowerCase().replace(/\s+/g, ' ');
+  // Blanks are single spaces by now (normalizeBlanks).
+  const lower = text.toLowerCase();
   for (const [code, name] of Object.entries(codes)) {
     if (code.toLowerCase() === lower || name.toLowerCase() === lower) return code;
   }
@@ -180,7 +313,9 @@ function upperCode(text: string, codes: Record<string, string>): string | null {
 function cityBefore(before: string[]): { city: string | null; streetSegments: string[] | null } {
   const previous = before.at(-1);
   if (previous === undefined) return { city: null, streetSegments: [] };
-  return isCity(previous) ? { city: previous, streetSegments: before.slice(0, -1) } : { city: null, streetSegments: null };
+  return isCity(previous)
+    ? { city: previous, streetSegments: before.slice(0, -1) }
+    : { city: null, streetSegments: null };
 }
 
 function usCountry(state: string): string {
@@ -192,23 +327,45 @@ function northAmerican(segments: string[], stated: string | null): Locality | nu
   const before = segments.slice(0, -1);
   const shape = { style: 'number-first' as const, cityNeedsCleanStreet: false };
   let m = usStateZip.exec(last);
-  if (m?.[1] && m[2]) return { ...cityBefore(before), state: m[1], postal_code: m[2], country: usCountry(m[1]), ...shape };
-  m = usCityStateZip.exec(last);
-  if (m?.[1] && m[2] && m[3]) {
-    const city = isCity(m[1]) ? m[1] : null;
-    return { city, streetSegments: city ? before : null, state: m[2], postal_code: m[3], country: usCountry(m[2]), ...shape };
+  if (m?.[1] && m[2])
+    return { ...cityBefore(before), state: m[1], postal_code: m[2], country: usCountry(m[1]), ...shape };
+  const us = cityRegionCode(last, zipOnly, usStateOnly, usStateWords);
+  if (us) {
+    const city = isCity(us.city) ? us.city : null;
+    return {
+      city,
+      streetSegments: city ? before : null,
+      state: us.region,
+      postal_code: us.code,
+      country: usCountry(us.region),
+      ...shape,
+    };
   }
   m = caProvincePostal.exec(last);
   if (m?.[1] && m[2]) return { ...cityBefore(before), state: m[1], postal_code: m[2], country: 'CA', ...shape };
-  m = caCityProvincePostal.exec(last);
-  if (m?.[1] && m[2] && m[3]) {
-    const city = isCity(m[1]) ? m[1] : null;
-    return { city, streetSegments: city ? before : null, state: m[2], postal_code: m[3], country: 'CA', ...shape };
+  const ca = cityRegionCode(last, caPostalOnly, caProvinceOnly, caProvinceWords);
+  if (ca) {
+    const city = isCity(ca.city) ? ca.city : null;
+    return {
+      city,
+      streetSegments: city ? before : null,
+      state: ca.region,
+      postal_code: ca.code,
+      country: 'CA',
+      ...shape,
+    };
   }
   // Without a postal code the state code is only trusted when the country says which list it is from.
-  const stateOnly = stated === 'US' ? usStateOnly.exec(last)?.[1] : stated === 'CA' ? caProvinceOnly.exec(last)?.[1] : undefined;
+  const stateOnly =
+    stated === 'US' ? usStateOnly.exec(last)?.[1] : stated === 'CA' ? caProvinceOnly.exec(last)?.[1] : undefined;
   if (stateOnly === undefined) return null;
-  return { ...cityBefore(before), state: stateOnly, postal_code: null, country: stated === 'US' ? usCountry(stateOnly) : 'CA', ...shape };
+  return {
+    ...cityBefore(before),
+    state: stateOnly,
+    postal_code: null,
+    country: stated === 'US' ? usCountry(stateOnly) : 'CA',
+    ...shape,
+  };
 }
 
 function ukCountry(postcode: string): string {
@@ -221,25 +378,49 @@ function british(segments: string[]): Locality | null {
   const last = segments.at(-1) ?? '';
   const before = segments.slice(0, -1);
   const shape = { style: 'number-first' as const, state: null };
-  let m = ukPostcodeOnly.exec(last);
-  if (m?.[1]) return { ...cityBefore(before), postal_code: m[1], country: ukCountry(m[1]), cityNeedsCleanStreet: true, ...shape };
-  m = ukCityPostcode.exec(last);
-  if (m?.[1] && m[2]) {
-    const city = isCity(m[1]) ? m[1] : null;
-    return { city, streetSegments: city ? before : null, postal_code: m[2], country: ukCountry(m[2]), cityNeedsCleanStreet: false, ...shape };
+  const alone = ukPostcodeOnly.exec(last)?.[1];
+  if (alone)
+    return {
+      ...cityBefore(before),
+      postal_code: alone,
+      country: ukCountry(alone),
+      cityNeedsCleanStreet: true,
+      ...shape,
+    };
+  // "City POSTCODE": the postcode is the last word or two, the city everything before it.
+  const split = splitTail(last, [2, 1], (tail) => ukPostcodeOnly.test(tail));
+  if (split) {
+    const city = isCity(split.head) ? split.head : null;
+    return {
+      city,
+      streetSegments: city ? before : null,
+      postal_code: split.tail,
+      country: ukCountry(split.tail),
+      cityNeedsCleanStreet: false,
+      ...shape,
+    };
   }
   return null;
 }
 
 function german(segments: string[], stated: string | null): Locality | null {
-  const m = dePostcodeCity.exec(segments.at(-1) ?? '');
-  if (!m?.[1] || !m[2] || !isCity(m[2])) return null;
+  // "NNNNN City": five digits, then the rest of the segment.
+  const last = segments.at(-1) ?? '';
+  const space = last.indexOf(' ');
+  const postcode = last.slice(0, space);
+  const city = last.slice(space + 1);
+  if (space < 0 || !dePostcode.test(postcode) || !isCity(city)) return null;
   const before = segments.slice(0, -1);
   // Unstated, "NNNNN Name" is only a locality after a name-then-number street (see the header).
   if (stated !== 'DE' && placeStreet(before, 'number-last').street_1 === null) return null;
   return {
-    city: m[2], state: null, postal_code: m[1], country: stated === 'DE' ? 'DE' : null, streetSegments: before,
-    style: 'number-last', cityNeedsCleanStreet: false,
+    city,
+    state: null,
+    postal_code: postcode,
+    country: stated === 'DE' ? 'DE' : null,
+    streetSegments: before,
+    style: 'number-last',
+    cityNeedsCleanStreet: false,
   };
 }
 
@@ -260,7 +441,9 @@ function parts(segments: string[], stated: string | null): AddressParts | null {
   if (!found) return null;
   // A stated country that contradicts the format means the line is not what it seems.
   if (!compatible(stated, found.country)) return { ...emptyParts };
-  const street = found.streetSegments ? placeStreet(found.streetSegments, found.style) : { street_1: null, street_2: null, clean: false };
+  const street = found.streetSegments
+    ? placeStreet(found.streetSegments, found.style)
+    : { street_1: null, street_2: null, clean: false };
   return {
     street_1: street.street_1,
     street_2: street.street_2,
@@ -272,7 +455,7 @@ function parts(segments: string[], stated: string | null): AddressParts | null {
 }
 
 function countryKey(text: string): string {
-  return text.toLowerCase().replace(/\./g, '').replace(/\s+/g, ' ').trim();
+  return text.toLowerCase().replaceAll('.', '').split(' ').filter(Boolean).join(' ');
 }
 
 /** Join a bare postcode segment to the one before it ("Springfield, IL, 62701" → "IL 62701"). */
@@ -282,11 +465,41 @@ function mergeBarePostal(segments: string[]): string[] {
   return [...segments.slice(0, -2), `${segments.at(-2)} ${last}`];
 }
 
+/**
+ * Runs of blanks become one space, or `lineBreak` when they hold a line break; the ends are
+ * trimmed. One pass over the text.
+ */
+function normalizeBlanks(display: string, lineBreak: string): string {
+  const chunks: string[] = [];
+  const separator = (hasBreak: boolean) => (hasBreak ? lineBreak : ' ');
+  let start = 0;
+  let inBlank = false;
+  let hasBreak = false;
+  for (let i = 0; i < display.length; i++) {
+    const char = display[i]!;
+    // trim() removes exactly what \s matches: a character it empties is a blank.
+    if (char.trim() === '') {
+      if (!inBlank) chunks.push(display.slice(start, i));
+      inBlank = true;
+      hasBreak ||= char === '\r' || char === '\n';
+    } else if (inBlank) {
+      chunks.push(separator(hasBreak));
+      inBlank = hasBreak = false;
+      start = i;
+    }
+  }
+  chunks.push(inBlank ? separator(hasBreak) : display.slice(start));
+  return chunks.join('').trim();
+}
+
 export function splitAddress(display: string | null): AddressParts {
   if (display === null) return { ...emptyParts };
   // Line breaks separate address lines the way commas do.
-  const text = display.replace(/\s*[\r\n]+\s*/g, ', ').replace(/\s+/g, ' ').trim();
-  const segments = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const text = normalizeBlanks(display, ', ');
+  const segments = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const last = segments.at(-1);
   if (last === undefined) return { ...emptyParts };
 
@@ -301,10 +514,10 @@ export function splitAddress(display: string | null): AddressParts {
     if (asCountry && asCountry.country === ambiguous) return asCountry;
   }
 
-  const suffix = trailingCountry.exec(last);
-  const suffixCountry = suffix?.[1] && suffix[2] ? countryNames[countryKey(suffix[2])] : undefined;
-  if (suffix?.[1] && suffixCountry) {
-    const withSuffix = parts([...segments.slice(0, -1), suffix[1]], suffixCountry);
+  const suffix = splitTail(last, [1, 2, 3, trailingCountryWords], (tail) => trailingCountry.test(tail));
+  const suffixCountry = suffix ? countryNames[countryKey(suffix.tail)] : undefined;
+  if (suffix && suffixCountry) {
+    const withSuffix = parts([...segments.slice(0, -1), suffix.head], suffixCountry);
     if (withSuffix) return withSuffix;
   }
 
@@ -317,7 +530,7 @@ function join(parts: Array<string | null>, separator: string): string | null {
 }
 
 function clean(text: string | null | undefined): string | null {
-  const trimmed = text?.replace(/\s+/g, ' ').trim();
+  const trimmed = text ? normalizeBlanks(text, ' ') : '';
   return trimmed ? trimmed : null;
 }
 

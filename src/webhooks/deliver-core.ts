@@ -1,25 +1,37 @@
 /**
- * Core (spec/000) deliveries: claim a job's deliveries, sign the exact bytes that are sent with
- * `Service-Signature: t=<unix>,v1=<hex>`, make each one's single attempt through the SSRF-guarded
- * client (in parallel), and record the attempts. No retry, whatever the outcome (spec/000
- * Events, rule 2). Claims and records are one statement per job, not per delivery.
+ * Core (spec/000) deliveries, one lane turn at a time (docs/webhooks.md "Lanes, fair sharing and
+ * crashes"): claim a subscription's oldest pending deliveries as their sends start, sign the
+ * exact bytes that are sent with `Service-Signature: t=<unix>,v1=<hex>`, make each one's single
+ * attempt through the SSRF-guarded client, and record the attempts. No retry, whatever the
+ * outcome (spec/000 Events, rule 2).
+ *
+ * A delivery is claimed only by a sender about to send it, so the claim is the record that its
+ * send started, and a worker that dies leaves claimed exactly the sends it had started. Claims
+ * are group-committed (the senders that become ready while one claim is written are served by
+ * the next); records are written 100 at a time.
  */
+import { performance } from 'node:perf_hooks';
 import type { Pool } from '../db/pool.js';
-import { claimDeliveries, recordAttempts, type AttemptRecord, type DeliveryToSend } from '../db/webhooks.js';
+import { claimLaneDeliveries, recordAttempts, type AttemptRecord, type DeliveryToSend } from '../db/webhooks.js';
 import type { RunEventKind } from '../domain/run.js';
+import type { Logger } from '../log.js';
+import type { Queues } from '../queue/queues.js';
 import { decryptSecret } from '../security/secrets.js';
-import { deliverOnce, type DeliveryOptions } from './http-client.js';
-import { deliveriesPerJob } from './queue.js';
+import { deliverOnce, storableText, type DeliveryOptions } from './http-client.js';
+import { deliverySlotsPerProcess, requestLanes, type Lane } from './queue.js';
 import { signCoreBody } from './sign.js';
 import { allowsPlainHttp } from './ssrf.js';
 import { webhookEnvelopeBytes } from './webhook-run.js';
 
 export interface CoreDeliveryDeps {
   pool: Pool;
+  queues: Queues;
   secretsKey: Buffer;
   timeoutMs: number;
   allowNets: readonly string[];
   now: () => Date;
+  /** Operators' log: SSRF refusals with the refused address. */
+  log: Pick<Logger, 'warn'>;
   /** Tests inject a resolver to point hostnames at chosen addresses; production uses DNS. */
   resolve?: DeliveryOptions['resolve'];
 }
@@ -30,83 +42,233 @@ export interface CoreDeliveryOutcome {
   durationMs: number;
 }
 
-const parallelPerJob = 10;
+export interface LaneTurn {
+  outcomes: CoreDeliveryOutcome[];
+  /** The lane's company already held its share of this process's slots: nothing was sent; the lane comes back later. */
+  deferred: boolean;
+}
+
+/** Requests in flight to one subscription at most: what one receiver gets from one lane. */
+export const laneWidth = 256;
+/**
+ * Requests in flight when a turn starts. Each attempt that completes lets one more start, up to
+ * `laneWidth` (TCP's slow start): a lane opens as fast as its receiver answers, and a receiver
+ * that never answers holds this many connections, not `laneWidth`.
+ */
+export const laneStartWidth = 4;
+/** Attempts recorded per statement (the rest when the turn ends). */
+const recordBatch = 100;
+/**
+ * A turn starts no send after this; the lane then goes to the back of the queue, so a busy
+ * subscription shares the worker with every other lane that has work.
+ */
+export const laneTurnMs = 1_000;
+/**
+ * Lanes of one company running at once in one process: a quarter of the slots, so a tenant with
+ * many slow or dead receivers never holds the slots every other tenant needs, whatever the
+ * delivery timeout.
+ */
+export const lanesPerCompany = deliverySlotsPerProcess / 4;
+/** How long a lane over its company's share waits before it asks again. */
+const deferMs = 1_000;
 
 /**
- * The longest a delivery job can run: its deliveries go out `parallelPerJob` at a time, each
- * within the deadline. Recovery waits longer than this before calling a claimed delivery abandoned.
+ * After this long a claimed delivery belongs to a dead worker: its send started when it was
+ * claimed, settles within the timeout, and is recorded by the end of its turn.
  */
-export function longestJobMs(timeoutMs: number): number {
-  return Math.ceil(deliveriesPerJob / parallelPerJob) * timeoutMs;
+export function abandonedAfterMs(timeoutMs: number): number {
+  return laneTurnMs + timeoutMs + 60_000;
 }
+
+/**
+ * Group commit of claims: the callers that ask while a claim is being written are served by the
+ * next one, a statement for all of them; each gets its own row, or undefined when there were
+ * fewer rows than callers.
+ */
+function groupClaims<R>(claim: (count: number) => Promise<R[]>): () => Promise<R | undefined> {
+  let open: { count: number; rows: Promise<R[]> } | null = null;
+  let previous: Promise<unknown> = Promise.resolve();
+  return async () => {
+    if (!open) {
+      const batch: { count: number; rows: Promise<R[]> } = { count: 0, rows: Promise.resolve([]) };
+      batch.rows = previous.then(() => {
+        if (open === batch) open = null;
+        return claim(batch.count);
+      });
+      previous = batch.rows.catch(() => undefined);
+      open = batch;
+    }
+    const batch = open;
+    const index = batch.count++;
+    return (await batch.rows)[index];
+  };
+}
+
+type Attempt = AttemptRecord & { succeeded: boolean };
 
 export function coreDeliverer(deps: CoreDeliveryDeps) {
   const allowHttp = (url: URL) => allowsPlainHttp(url, deps.allowNets);
-  const options: DeliveryOptions = { timeoutMs: deps.timeoutMs, allowNets: deps.allowNets, allowHttp, ...(deps.resolve ? { resolve: deps.resolve } : {}) };
+  const options: DeliveryOptions = {
+    timeoutMs: deps.timeoutMs,
+    allowNets: deps.allowNets,
+    allowHttp,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  };
+  /** Lanes running in this process, per company. */
+  const running = new Map<string, number>();
 
-  async function attempt(delivery: DeliveryToSend, secretOf: (sealed: Buffer) => string): Promise<AttemptRecord & { succeeded: boolean }> {
-    const startedAt = deps.now();
-    const record = { deliveryId: delivery.deliveryId, attemptNumber: 1, trigger: 'scheduled' as const, url: delivery.url, startedAt };
-    try {
-      return await send(delivery, secretOf, record);
-    } catch (error) {
-      // deliverOnce never throws; this is a bad stored secret or a bug. The delivery is claimed,
-      // so it is recorded as failed like any other outcome, and the job's other records still land.
-      return {
-        ...record, durationMs: 0, responseStatus: null, responseExcerpt: null, responseTruncated: false, errorCode: 'internal_error',
-        errorMessage: `the delivery could not be prepared: ${(error as Error).message}`.slice(0, 500), resolvedIp: null, succeeded: false,
-      };
-    }
-  }
-
-  async function send(
-    delivery: DeliveryToSend,
-    secretOf: (sealed: Buffer) => string,
+  function failedBeforeSending(
     record: Pick<AttemptRecord, 'deliveryId' | 'attemptNumber' | 'trigger' | 'url' | 'startedAt'>,
-  ): Promise<AttemptRecord & { succeeded: boolean }> {
-    if (delivery.subscriptionDeleted) {
-      return {
-        ...record, durationMs: 0, responseStatus: null, responseExcerpt: null, responseTruncated: false, errorCode: 'subscription_deleted',
-        errorMessage: 'the subscription was deleted before the delivery was sent', resolvedIp: null, succeeded: false,
-      };
-    }
-    const body = webhookEnvelopeBytes(delivery.kind as RunEventKind, delivery.eventId, delivery.occurredAt, delivery.payloadJson);
-    const result = await deliverOnce({
-      url: delivery.url,
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'fleet-webhooks/1.0',
-        'service-signature': signCoreBody(secretOf(delivery.secretCiphertext), body, Math.floor(record.startedAt.getTime() / 1000)),
-      },
-    }, options);
+    errorCode: string,
+    message: string,
+  ): Attempt {
     return {
-      ...record, durationMs: result.durationMs, responseStatus: result.status, responseExcerpt: result.responseExcerpt,
-      responseTruncated: result.responseTruncated, errorCode: result.errorCode, errorMessage: result.errorMessage,
-      resolvedIp: result.resolvedIp, succeeded: result.ok,
+      ...record,
+      durationMs: 0,
+      responseStatus: null,
+      responseExcerpt: null,
+      responseTruncated: false,
+      errorCode,
+      errorMessage: storableText(message.slice(0, 500)),
+      resolvedIp: null,
+      succeeded: false,
     };
   }
 
-  /** Sends what it could claim of `deliveryIds`; ids already claimed elsewhere are skipped (absent from the result). */
-  return async function deliverCore(deliveryIds: readonly string[]): Promise<CoreDeliveryOutcome[]> {
-    const deliveries = await claimDeliveries(deps.pool, deliveryIds);
-    // A job's deliveries share a subscription, so this usually decrypts once.
+  async function attempt(delivery: DeliveryToSend, secretOf: (sealed: Buffer) => string): Promise<Attempt> {
+    const record = {
+      deliveryId: delivery.deliveryId,
+      attemptNumber: 1,
+      trigger: 'scheduled' as const,
+      url: delivery.url,
+      startedAt: deps.now(),
+    };
+    if (delivery.subscriptionDeleted) {
+      return failedBeforeSending(
+        record,
+        'subscription_deleted',
+        'the subscription was deleted before the delivery was sent',
+      );
+    }
+    let signature: string;
+    const body = webhookEnvelopeBytes(
+      delivery.kind as RunEventKind,
+      delivery.eventId,
+      delivery.occurredAt,
+      delivery.payloadJson,
+    );
+    try {
+      signature = signCoreBody(
+        secretOf(delivery.secretCiphertext),
+        body,
+        Math.floor(record.startedAt.getTime() / 1000),
+      );
+    } catch (error) {
+      // A stored secret that no longer decrypts: recorded as failed like any other outcome.
+      return failedBeforeSending(
+        record,
+        'internal_error',
+        `the delivery could not be prepared: ${(error as Error).message}`,
+      );
+    }
+    const result = await deliverOnce(
+      {
+        url: delivery.url,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'fleet-webhooks/1.0',
+          'service-signature': signature,
+        },
+      },
+      options,
+    );
+    if (result.refusedReason !== null) {
+      deps.log.warn(
+        { deliveryId: delivery.deliveryId, address: result.resolvedIp, reason: result.refusedReason },
+        'webhook delivery refused by the SSRF guard',
+      );
+    }
+    return {
+      ...record,
+      durationMs: result.durationMs,
+      responseStatus: result.status,
+      responseExcerpt: result.responseExcerpt,
+      responseTruncated: result.responseTruncated,
+      errorCode: result.errorCode,
+      errorMessage: result.errorMessage,
+      resolvedIp: result.resolvedIp,
+      succeeded: result.ok,
+    };
+  }
+
+  /** One turn: sends until the lane is empty or the turn is over; true when work may be left. */
+  async function turn(subscriptionId: string, outcomes: CoreDeliveryOutcome[]): Promise<boolean> {
+    const endsAt = performance.now() + laneTurnMs;
+    let empty = false;
+    const take = groupClaims((count) => claimLaneDeliveries(deps.pool, subscriptionId, count));
+    // Records go out 100 at a time, and the rest when the turn ends.
+    const unrecorded: Attempt[] = [];
+    let recording: Promise<void> = Promise.resolve();
+    const errors: unknown[] = [];
+    const flushRecords = () => {
+      const batch = unrecorded.splice(0);
+      if (batch.length === 0) return;
+      recording = recording
+        .then(() => recordAttempts(deps.pool, batch))
+        .catch((error: unknown) => void errors.push(error));
+    };
+    // A turn's deliveries share a subscription, so this decrypts once.
     const secrets = new Map<string, string>();
     const secretOf = (sealed: Buffer) => {
       const key = sealed.toString('base64');
       if (!secrets.has(key)) secrets.set(key, decryptSecret(deps.secretsKey, sealed));
       return secrets.get(key)!;
     };
-    // A few at a time: one receiver gets a bounded number of parallel connections per job.
-    const attempts: Array<AttemptRecord & { succeeded: boolean }> = [];
-    let next = 0;
-    await Promise.all(Array.from({ length: Math.min(parallelPerJob, deliveries.length) }, async () => {
-      while (next < deliveries.length) {
-        const delivery = deliveries[next++]!;
-        attempts.push(await attempt(delivery, secretOf));
+    const senders: Array<Promise<void>> = [];
+    const startSender = () => senders.push(send().catch((error: unknown) => void errors.push(error)));
+    const send = async (): Promise<void> => {
+      while (!empty && performance.now() < endsAt) {
+        const delivery = await take();
+        if (!delivery) {
+          empty = true;
+          return;
+        }
+        const result = await attempt(delivery, secretOf);
+        outcomes.push({ deliveryId: result.deliveryId, succeeded: result.succeeded, durationMs: result.durationMs });
+        unrecorded.push(result);
+        if (unrecorded.length >= recordBatch) flushRecords();
+        if (senders.length < laneWidth) startSender();
       }
-    }));
-    await recordAttempts(deps.pool, attempts);
-    return attempts.map((a) => ({ deliveryId: a.deliveryId, succeeded: a.succeeded, durationMs: a.durationMs }));
+    };
+    for (let i = 0; i < laneStartWidth; i++) startSender();
+    // A sender starts others only while it runs, so when the last one listed has settled, all have.
+    for (let i = 0; i < senders.length; i++) await senders[i];
+    flushRecords();
+    await recording;
+    if (errors.length > 0) throw errors[0];
+    return !empty;
+  }
+
+  /**
+   * One turn of a lane. When work is left the lane asks for another turn, behind every lane
+   * already waiting; a lane of a company at its share of this process's slots asks again later.
+   */
+  return async function deliverLane(lane: Lane): Promise<LaneTurn> {
+    const held = running.get(lane.companyId) ?? 0;
+    if (held >= lanesPerCompany) {
+      await requestLanes(deps.queues, [lane], deferMs);
+      return { outcomes: [], deferred: true };
+    }
+    running.set(lane.companyId, held + 1);
+    const outcomes: CoreDeliveryOutcome[] = [];
+    try {
+      if (await turn(lane.subscriptionId, outcomes)) await requestLanes(deps.queues, [lane]);
+    } finally {
+      const left = running.get(lane.companyId)! - 1;
+      if (left === 0) running.delete(lane.companyId);
+      else running.set(lane.companyId, left);
+    }
+    return { outcomes, deferred: false };
   };
 }

@@ -8,6 +8,10 @@
  * - Redirects are reported, never followed: following one is the classic SSRF bypass.
  * - One deadline covers DNS, connect, TLS, request, response headers and body.
  * - At most `maxResponseBytes` of the response are read; an endless body cannot stall or bloat the worker.
+ * - What the tenant reads (excerpt, error message) is storable whatever the receiver sent (no NUL,
+ *   well-formed text) and names no address: a refusal never tells which private address a name
+ *   resolved to, and socket errors have their addresses cut out. Operators get the address and
+ *   the guard's reason in `resolvedIp` and `refusedReason`.
  * Never throws and never logs: the headers carry signatures, so only the caller decides what is recorded.
  * Uses node:http rather than fetch because fetch cannot take an Agent or a per-socket lookup.
  */
@@ -21,6 +25,8 @@ import { blockedReason } from './ssrf.js';
 
 export interface DeliveryRequest {
   url: string;
+  /** Default POST (webhooks); provider pulls also GET. */
+  method?: 'GET' | 'POST';
   /** Sent as is: the bytes that were signed. */
   body: Buffer;
   /** Content-Type and signature headers are the caller's; Content-Length is added when missing. */
@@ -62,12 +68,19 @@ export interface DeliveryResult {
   durationMs: number;
   /** The response body read so far as UTF-8; null when no response arrived. */
   responseExcerpt: string | null;
+  /** The response headers; null when no response arrived. */
+  responseHeaders: http.IncomingHttpHeaders | null;
   responseTruncated: boolean;
   errorCode: DeliveryErrorCode | null;
   errorMessage: string | null;
-  /** The address connected to, or the address refused by the SSRF guard; null before resolution. */
+  /** The address connected to, or the address refused by the SSRF guard; null before resolution. For operators only. */
   resolvedIp: string | null;
+  /** Why the SSRF guard refused `resolvedIp` (e.g. `private`, `metadata`); null unless ssrf_blocked. For operators only. */
+  refusedReason: string | null;
 }
+
+/** The tenant-visible message of every SSRF refusal: it never names the address or its range. */
+export const ssrfRefusalMessage = 'the host resolves to a private or reserved address; nothing was sent';
 
 const defaultMaxResponseBytes = 16_384;
 const maxErrorMessageLength = 500;
@@ -86,7 +99,9 @@ const httpsAgent = new https.Agent(agentOptions);
 function defaultResolve(hostname: string): Promise<ResolvedAddress[]> {
   return dns
     .lookup(hostname, { all: true, verbatim: true })
-    .then((addresses: LookupAddress[]) => addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
+    .then((addresses: LookupAddress[]) =>
+      addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })),
+    );
 }
 
 const tlsErrorCode = /^(ERR_SSL_|ERR_TLS_)|CERT|^EPROTO$/;
@@ -96,13 +111,45 @@ function classify(error: unknown): DeliveryErrorCode {
   if (code === 'ECONNREFUSED') return 'connection_refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'ENODATA') return 'dns_error';
-  if (tlsErrorCode.test(code) || (error as { library?: unknown } | null)?.library === 'SSL routines') return 'tls_error';
+  if (tlsErrorCode.test(code) || (error as { library?: unknown } | null)?.library === 'SSL routines')
+    return 'tls_error';
   return 'network_error';
 }
 
 function messageOf(error: unknown): string {
-  const text = (error instanceof Error ? error.message : String(error)).trim();
+  const text = withoutAddresses((error instanceof Error ? error.message : String(error)).trim());
   return text.length > maxErrorMessageLength ? `${text.slice(0, maxErrorMessageLength)}…` : text;
+}
+
+/**
+ * Socket and TLS errors name the address dialled ("connect ECONNREFUSED 10.0.0.7:443", "IP:
+ * 10.0.0.7 is not in the cert's list"); that may be a private address opened by
+ * WEBHOOK_ALLOW_NETS, and the tenant reads these messages.
+ */
+function withoutAddresses(text: string): string {
+  return text
+    .split(' ')
+    .map((word) => (isAddress(word) ? '<address>' : word))
+    .join(' ');
+}
+
+function isAddress(word: string): boolean {
+  if (isIP(word) !== 0) return true;
+  const colon = word.lastIndexOf(':');
+  if (colon <= 0 || !/^\d{1,5}$/.test(word.slice(colon + 1))) return false;
+  const host = word.slice(0, colon);
+  return isIP(host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host) !== 0;
+}
+
+// Lone UTF-16 surrogates (no valid pair); Postgres text cannot hold them, nor U+0000.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text Postgres can store: NUL removed, lone surrogates replaced. A receiver controls the body
+ * and some headers; one unstorable attempt would fail the whole batch of records.
+ */
+export function storableText(text: string): string {
+  return text.replaceAll('\u0000', '').replace(loneSurrogate, '\uFFFD');
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
@@ -115,7 +162,10 @@ function ipFamily(address: string): 4 | 6 | null {
 }
 
 class Blocked extends Error {
-  constructor(readonly errorCode: DeliveryErrorCode, message: string) {
+  constructor(
+    readonly errorCode: DeliveryErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -128,8 +178,16 @@ export function deliverOnce(request: DeliveryRequest, options: DeliveryOptions):
     } catch (error) {
       // attempt() catches what it can foresee; this is the backstop of "never throws".
       resolve({
-        ok: false, status: null, durationMs: 0, responseExcerpt: null, responseTruncated: false,
-        errorCode: 'network_error', errorMessage: messageOf(error), resolvedIp: null,
+        ok: false,
+        status: null,
+        durationMs: 0,
+        responseExcerpt: null,
+        responseHeaders: null,
+        responseTruncated: false,
+        errorCode: 'network_error',
+        errorMessage: messageOf(error),
+        resolvedIp: null,
+        refusedReason: null,
       });
     }
   });
@@ -143,7 +201,9 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
   let req: http.ClientRequest | null = null;
   let status: number | null = null;
   let resolvedIp: string | null = null;
+  let refusedReason: string | null = null;
   let location: string | null = null;
+  let responseHeaders: http.IncomingHttpHeaders | null = null;
   const chunks: Buffer[] = [];
   let received = 0;
   let truncated = false;
@@ -155,16 +215,20 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
     settled = true;
     clearTimeout(timer);
     const body = Buffer.concat(chunks, received);
+    // A cut body may end inside a multi-byte character; StringDecoder.write keeps only whole ones.
+    // Invalid UTF-8 decodes to U+FFFD either way.
+    const text = truncated ? new StringDecoder('utf8').write(body) : body.toString('utf8');
     done({
       ok: errorCode === null,
       status,
       durationMs: Math.round(performance.now() - started),
-      // A cut body may end inside a multi-byte character; StringDecoder.write keeps only whole ones.
-      responseExcerpt: status === null ? null : truncated ? new StringDecoder('utf8').write(body) : body.toString('utf8'),
+      responseExcerpt: status === null ? null : storableText(text),
+      responseHeaders,
       responseTruncated: truncated,
       errorCode,
-      errorMessage: errorMessage === null ? null : errorMessage.slice(0, maxErrorMessageLength),
+      errorMessage: errorMessage === null ? null : storableText(errorMessage.slice(0, maxErrorMessageLength)),
       resolvedIp,
+      refusedReason,
     });
     // Whatever is still open (DNS, connect, body) is abandoned; a destroyed socket is not pooled.
     req?.destroy();
@@ -175,7 +239,10 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
     finish(classify(error), messageOf(error));
   };
 
-  const timer = setTimeout(() => finish('timeout', `no complete response within ${options.timeoutMs} ms`), options.timeoutMs);
+  const timer = setTimeout(
+    () => finish('timeout', `no complete response within ${options.timeoutMs} ms`),
+    options.timeoutMs,
+  );
 
   let url: URL;
   try {
@@ -183,11 +250,13 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
   } catch {
     return finish('invalid_url', 'the URL does not parse');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return finish('invalid_url', `scheme ${url.protocol} is not allowed`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return finish('invalid_url', `scheme ${url.protocol} is not allowed`);
   // Basic-auth credentials in a URL end up in logs and the delivery record; subscriptions must not carry them.
-  if (url.username !== '' || url.password !== '') return finish('invalid_url', 'credentials in the URL are not allowed');
+  if (url.username !== '' || url.password !== '')
+    return finish('invalid_url', 'credentials in the URL are not allowed');
   if (url.protocol === 'http:') {
-    let allowed = false;
+    let allowed: boolean;
     try {
       allowed = options.allowHttp?.(url) === true;
     } catch {
@@ -199,15 +268,16 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(hostname)) {
     // Node connects to an IP literal without calling lookup, so the literal is judged here.
-    const reason = blockedReason(hostname, options.allowNets);
-    if (reason !== null) {
-      resolvedIp = hostname;
-      return finish('ssrf_blocked', `address ${hostname} is blocked (${reason})`);
-    }
     resolvedIp = hostname;
+    refusedReason = blockedReason(hostname, options.allowNets);
+    if (refusedReason !== null) return finish('ssrf_blocked', ssrfRefusalMessage);
   }
 
-  const lookup = (host: string, lookupOptions: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  const lookup = (
+    host: string,
+    lookupOptions: LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     const refuse = (blocked: Blocked): void => {
       refusal = blocked;
       callback(blocked, '');
@@ -229,7 +299,8 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
           firstRefused ??= { address, reason: reason ?? 'invalid' };
         }
         resolvedIp = firstRefused!.address;
-        refuse(new Blocked('ssrf_blocked', `${host} resolves only to blocked addresses: ${firstRefused!.address} (${firstRefused!.reason})`));
+        refusedReason = firstRefused!.reason;
+        refuse(new Blocked('ssrf_blocked', ssrfRefusalMessage));
       },
       (error: unknown) => refuse(new Blocked('dns_error', messageOf(error))),
     );
@@ -246,7 +317,7 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
       hostname,
       port: url.port === '' ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
-      method: 'POST',
+      method: request.method ?? 'POST',
       headers,
       agent: secure ? httpsAgent : httpAgent,
       lookup,
@@ -266,9 +337,9 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
       if (settled) return;
       const peer = socket.remoteAddress;
       if (peer === undefined) return finish('network_error', 'the socket has no remote address');
-      const reason = blockedReason(peer, options.allowNets);
       resolvedIp = peer;
-      if (reason !== null) return finish('ssrf_blocked', `address ${peer} is blocked (${reason})`);
+      refusedReason = blockedReason(peer, options.allowNets);
+      if (refusedReason !== null) return finish('ssrf_blocked', ssrfRefusalMessage);
       current.end(request.body);
     };
     if (socket.connecting) socket.once('connect', send);
@@ -276,6 +347,7 @@ function attempt(request: DeliveryRequest, options: DeliveryOptions, done: (resu
   });
   current.on('response', (res: http.IncomingMessage) => {
     status = res.statusCode ?? null;
+    responseHeaders = res.headers;
     const target = res.headers.location;
     location = typeof target === 'string' ? target.slice(0, 200) : null;
     const complete = (): void => {

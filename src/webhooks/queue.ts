@@ -1,13 +1,12 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { PendingDelivery } from '../db/webhooks.js';
 import type { Queues } from '../queue/queues.js';
+import { enqueueAfterCommit } from '../queue/after-commit.js';
+import type { Logger } from '../log.js';
 
 /**
- * Deliveries per job. One job claims and records its deliveries in one statement each, so the
- * Postgres and Redis round trips of a delivery are shared (research/pipeline-perf.md §2);
- * small enough that one slow receiver holds few others back.
+ * Delivery jobs one webhooks worker process runs at once (its BullMQ concurrency). Each is one
+ * lane turn, waiting on one receiver most of the time.
  */
-export const deliveriesPerJob = 100;
+export const deliverySlotsPerProcess = 64;
 
 /**
  * Asks for a relay run now. Deduplicated with one run kept queued behind a running one, so a burst
@@ -17,45 +16,49 @@ export async function requestRelay(queues: Queues): Promise<void> {
   await queues.add('webhooks.relay', {}, { deduplicationId: 'webhooks-relay', keepLastIfActive: true });
 }
 
-/** Queues deliveries in jobs of up to `deliveriesPerJob`, each job for one subscription (one receiver). */
-export async function enqueueDeliveries(queues: Queues, deliveries: readonly PendingDelivery[]): Promise<void> {
-  const bySubscription = new Map<string, string[]>();
-  for (const delivery of deliveries) {
-    const ids = bySubscription.get(delivery.subscriptionId) ?? [];
-    ids.push(delivery.id);
-    bySubscription.set(delivery.subscriptionId, ids);
-  }
-  const jobs: Array<{ payload: { deliveryIds: string[] } }> = [];
-  for (const ids of bySubscription.values()) {
-    for (let i = 0; i < ids.length; i += deliveriesPerJob) jobs.push({ payload: { deliveryIds: ids.slice(i, i + deliveriesPerJob) } });
-  }
-  await queues.addBulk('webhooks.deliver', jobs);
+export interface Lane {
+  subscriptionId: string;
+  companyId: string;
+}
+
+/**
+ * Asks for a turn of each lane (one per subscription; docs/webhooks.md "Lanes"). A lane has at
+ * most one job running and one waiting (BullMQ deduplication, the waiting one kept while one
+ * runs), so asking again is free, a subscription's backlog is one job in the queue however deep
+ * it is, and the queue takes lanes in turn rather than one tenant's backlog first.
+ */
+export async function requestLanes(queues: Queues, lanes: readonly Lane[], delayMs = 0): Promise<void> {
+  const bySubscription = new Map(lanes.map((lane) => [lane.subscriptionId, lane]));
+  await queues.addBulk(
+    'webhooks.deliver',
+    [...bySubscription.values()].map((lane) => ({
+      payload: { subscriptionId: lane.subscriptionId, companyId: lane.companyId },
+      options: { deduplicationId: `lane-${lane.subscriptionId}`, keepLastIfActive: true, delayMs },
+    })),
+  );
 }
 
 /**
  * After a transaction that changed runs committed: relay its outbox events now, and ask the
  * dispatch assistant about new runs. The events are durable already and the runs are marked
- * unchecked for dispatch; if Redis is away the scheduled relay and the dispatch sweep pick them
- * up, so a failure here is only logged.
+ * unchecked for dispatch, so the scheduled relay and the dispatch sweep catch up without Redis.
  */
 export async function afterRunChanges(
   queues: Queues,
-  log: Pick<FastifyBaseLogger, 'warn'>,
+  log: Pick<Logger, 'warn'>,
   createdRuns: ReadonlyArray<{ companyId: string; runId: string }>,
 ): Promise<void> {
-  try {
-    await requestRelay(queues);
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not queue the relay; the scheduled relay will catch up');
-  }
-  try {
-    await requestDispatch(queues, createdRuns);
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not queue dispatch; the dispatch sweep will catch up');
-  }
+  await enqueueAfterCommit(log, 'webhooks.relay', () => requestRelay(queues));
+  await enqueueAfterCommit(log, 'runs.dispatch-sweep', () => requestDispatch(queues, createdRuns));
 }
 
 /** Asks the dispatch assistant about each run; a repeated request for a run does nothing. */
-export async function requestDispatch(queues: Queues, runs: ReadonlyArray<{ companyId: string; runId: string }>): Promise<void> {
-  await queues.addBulk('runs.dispatch', runs.map((payload) => ({ payload })));
+export async function requestDispatch(
+  queues: Queues,
+  runs: ReadonlyArray<{ companyId: string; runId: string }>,
+): Promise<void> {
+  await queues.addBulk(
+    'runs.dispatch',
+    runs.map((payload) => ({ payload })),
+  );
 }

@@ -35,7 +35,7 @@ function parseIPv6(text: string): bigint | null {
   const zone = address.indexOf('%');
   // A zone id ("fe80::1%eth0") picks an interface, not an address; the address is what is judged.
   if (zone >= 0) address = address.slice(0, zone);
-  let words: number[] = [];
+  let words: number[];
   const halves = address.split('::');
   const parseHalf = (half: string): number[] | null => {
     if (half === '') return [];
@@ -194,4 +194,27 @@ function inAllowNets(ip: string, allowNets: readonly string[]): boolean {
 /** http:// is accepted only to an IP literal inside WEBHOOK_ALLOW_NETS (local receivers, tests). */
 export function allowsPlainHttp(url: URL, allowNets: readonly string[]): boolean {
   return inAllowNets(url.hostname.replace(/^\[|\]$/g, ''), allowNets);
+}
+
+/**
+ * Why `raw` may not be registered as an outbound target (a webhook URL, a provider base URL), or
+ * null: https (http only to WEBHOOK_ALLOW_NETS), no credentials, no blocked IP literal, no local
+ * host name. Registration-time only; the HTTP client checks the resolved address at connect time.
+ */
+export function targetUrlProblem(raw: string, allowNets: readonly string[]): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowsPlainHttp(url, allowNets)))
+    return 'must be https';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const reason = parseIp(host) ? blockedReason(host, allowNets) : null;
+  if (reason) return `points at a ${reason} address`;
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))
+    return 'points at a local host name';
+  return null;
 }

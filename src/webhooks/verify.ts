@@ -7,8 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { coreSignature } from './sign.js';
 
 export type ServiceSignatureResult =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: 'missing' | 'malformed' | 'expired' | 'mismatch' };
+  { ok: true; timestamp: number } | { ok: false; reason: 'missing' | 'malformed' | 'expired' | 'mismatch' };
 
 export interface VerifyOptions {
   /** The receiver's clock in unix seconds; defaults to now. */

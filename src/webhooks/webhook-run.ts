@@ -3,7 +3,7 @@
  * plus owner_company, service_location (always present), customer.id / first_name / last_name
  * and appointment.external_id (= the run id). Pure: the outbox loads the inputs.
  */
-import type { Run } from '../api/schemas/run.js';
+import type { PresentedRun } from '../runs/present-run.js';
 import type { ServiceLocationRecord } from '../db/service-locations.js';
 import type { DispatchProposal, RunEventKind } from '../domain/run.js';
 import { assembleAddress, splitAddress, type AddressParts } from './address.js';
@@ -26,9 +26,15 @@ export type LocationChoice =
   | { source: 'legacy'; text: string }
   | null;
 
-export interface WebhookRun extends Omit<Run, 'customer' | 'appointment'> {
-  appointment: Run['appointment'] & { external_id: string };
-  customer: (NonNullable<Run['customer']> & { id: string | null; first_name: string | null; last_name: string | null }) | null;
+export interface WebhookRun extends Omit<PresentedRun, 'customer' | 'appointment'> {
+  appointment: PresentedRun['appointment'] & { external_id: string };
+  customer:
+    | (NonNullable<PresentedRun['customer']> & {
+        id: string | null;
+        first_name: string | null;
+        last_name: string | null;
+      })
+    | null;
   owner_company: { id: string; name: string; external_ids: Record<string, string> };
   service_location: ServiceLocation;
   dispatch_proposal: DispatchProposal | null;
@@ -43,8 +49,16 @@ export interface WebhookEnvelope {
 }
 
 const emptyLocation: ServiceLocation = {
-  id: null, name: null, street_1: null, street_2: null, city: null, state: null, postal_code: null, country: null,
-  display_address: null, source: null,
+  id: null,
+  name: null,
+  street_1: null,
+  street_2: null,
+  city: null,
+  state: null,
+  postal_code: null,
+  country: null,
+  display_address: null,
+  source: null,
 };
 
 function serviceLocation(choice: LocationChoice): ServiceLocation {
@@ -56,13 +70,29 @@ function serviceLocation(choice: LocationChoice): ServiceLocation {
   const l = choice.location;
   const structured = [l.street1, l.street2, l.city, l.state, l.postalCode, l.country].some((part) => part !== null);
   const parts = structured
-    ? { street_1: l.street1, street_2: l.street2, city: l.city, state: l.state, postal_code: l.postalCode, country: l.country }
+    ? {
+        street_1: l.street1,
+        street_2: l.street2,
+        city: l.city,
+        state: l.state,
+        postal_code: l.postalCode,
+        country: l.country,
+      }
     : splitAddress(l.displayAddress);
   return {
     id: l.id,
     name: l.name,
     ...parts,
-    display_address: l.displayAddress ?? assembleAddress({ street: l.street1, street_2: l.street2, city: l.city, state: l.state, postal_code: l.postalCode, country: l.country }),
+    display_address:
+      l.displayAddress ??
+      assembleAddress({
+        street: l.street1,
+        street_2: l.street2,
+        city: l.city,
+        state: l.state,
+        postal_code: l.postalCode,
+        country: l.country,
+      }),
     source: choice.source,
   };
 }
@@ -75,7 +105,7 @@ function splitName(name: string | null): { first_name: string | null; last_name:
 }
 
 export function buildWebhookRun(
-  run: Run,
+  run: PresentedRun,
   extras: {
     company: { id: string; name: string; externalIds: Record<string, string> };
     contactId: string | null;
@@ -97,17 +127,30 @@ export function buildWebhookRun(
  * The bytes of a WebhookEnvelope around `dataJson`, the run's JSON as stored in the outbox: the
  * payload is spliced in, never parsed and re-serialized per delivery.
  */
-export function webhookEnvelopeBytes(kind: WebhookEnvelope['event'], eventId: string, occurredAt: Date, dataJson: string): Buffer {
-  const head: Omit<WebhookEnvelope, 'data'> = { event: kind, event_id: eventId, api_version: webhookApiVersion, timestamp: occurredAt.toISOString() };
+export function webhookEnvelopeBytes(
+  kind: WebhookEnvelope['event'],
+  eventId: string,
+  occurredAt: Date,
+  dataJson: string,
+): Buffer {
+  const head: Omit<WebhookEnvelope, 'data'> = {
+    event: kind,
+    event_id: eventId,
+    api_version: webhookApiVersion,
+    timestamp: occurredAt.toISOString(),
+  };
   return Buffer.from(`${JSON.stringify(head).slice(0, -1)},"data":${dataJson}}`);
 }
 
 /** The fully synthetic run a `webhook.test` carries: every field filled, nothing real. */
-export function syntheticWebhookRun(company: { id: string; name: string; externalIds: Record<string, string> }, now: Date): WebhookRun {
+export function syntheticWebhookRun(
+  company: { id: string; name: string; externalIds: Record<string, string> },
+  now: Date,
+): WebhookRun {
   const start = new Date(now.getTime() + 2 * 86_400_000);
   const end = new Date(start.getTime() + 2 * 3_600_000);
   const iso = (d: Date) => d.toISOString();
-  const run: Run = {
+  const run: PresentedRun = {
     id: '00000000-0000-4000-8000-000000000000',
     title: 'Test run: oil change and brake inspection',
     description: 'Synthetic run sent by Send test; it does not exist.',
@@ -117,15 +160,30 @@ export function syntheticWebhookRun(company: { id: string; name: string; externa
     reference_code: 'R-TEST0000',
     created_at: iso(now),
     updated_at: iso(now),
-    appointment: { preferred_start: iso(start), preferred_end: iso(end), start: iso(start), end: iso(end), confirmed_at: null },
+    appointment: {
+      preferred_start: iso(start),
+      preferred_end: iso(end),
+      start: iso(start),
+      end: iso(end),
+      confirmed_at: null,
+    },
     appointment_time: { start: iso(start), end: iso(end), state: 'proposed' },
     customer_requested_time: { preferred_start: iso(start), preferred_end: iso(end) },
     customer: {
-      name: 'Test Customer', email: 'test.customer@example.com', phone: '+1 555 0100',
+      name: 'Test Customer',
+      email: 'test.customer@example.com',
+      phone: '+1 555 0100',
       address: { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701' },
       display_address: '1 Main St, Springfield, IL 62701',
     },
-    vehicle: { id: '00000000-0000-4000-8000-000000000001', license_plate: 'TEST-1', make: 'Ford', model: 'Transit', vin: '1FTBW3XM6HKA00001', year: 2021 },
+    vehicle: {
+      id: '00000000-0000-4000-8000-000000000001',
+      license_plate: 'TEST-1',
+      make: 'Ford',
+      model: 'Transit',
+      vin: '1FTBW3XM6HKA00001',
+      year: 2021,
+    },
     items: [
       { title: 'Oil change', description: null, status: 'pending', type: 'oil_change' },
       { title: 'Brake inspection', description: null, status: 'pending', type: 'brake_inspection' },
@@ -137,8 +195,18 @@ export function syntheticWebhookRun(company: { id: string; name: string; externa
     location: {
       source: 'run',
       location: {
-        id: '00000000-0000-4000-8000-000000000003', companyId: company.id, name: 'Main yard', street1: '1 Main St', street2: null,
-        city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US', displayAddress: null, latitude: 39.7817, longitude: -89.6501,
+        id: '00000000-0000-4000-8000-000000000003',
+        companyId: company.id,
+        name: 'Main yard',
+        street1: '1 Main St',
+        street2: null,
+        city: 'Springfield',
+        state: 'IL',
+        postalCode: '62701',
+        country: 'US',
+        displayAddress: null,
+        latitude: 39.7817,
+        longitude: -89.6501,
       },
     },
     dispatchProposal: null,

@@ -32,8 +32,17 @@ export interface TestApp {
   /** Runs real BullMQ workers for these queues in this process until close(). */
   startWorkers(names: QueueName[], now?: () => Date): Promise<RunningWorkers>;
   close(): Promise<void>;
-  admin(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse>;
-  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, body?: unknown): Promise<LightMyRequestResponse>;
+  admin(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+  ): Promise<LightMyRequestResponse>;
+  api(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    key: string,
+    body?: unknown,
+  ): Promise<LightMyRequestResponse>;
   createCompany(name?: string): Promise<{ id: string; key: string }>;
   createVehicle(companyId: string, body?: Record<string, unknown>): Promise<Record<string, any>>;
 }
@@ -50,12 +59,18 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
     ...env,
   });
   const log = createLogger(config.logLevel);
-  const pool = createPool(config.databaseUrl, 5, log);
+  const pool = createPool(config.databaseUrl, 5, log, config);
   const redis = createRedis(config.redisUrl, 'client', log);
   const producer = createRedis(config.redisUrl, 'producer', log);
   const queues = new Queues(producer, config.redisPrefix);
   const deps: AppDeps = {
-    config, pool, redis, log, queues, metrics: createMetrics('test'), migrationIds: readMigrations().map((m) => m.id),
+    config,
+    pool,
+    redis,
+    log,
+    queues,
+    metrics: createMetrics('test'),
+    migrationIds: readMigrations().map((m) => m.id),
     ...(now ? { now } : {}),
   };
   const app = await buildApp(deps);
@@ -63,17 +78,41 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
   const running: Array<{ workers: RunningWorkers; queues: Queues; connection: Redis }> = [];
 
   const admin: TestApp['admin'] = (method, url, body) =>
-    app.inject({ method, url: `/admin/v1${url}`, headers: { authorization: `Bearer ${adminToken}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    app.inject({
+      method,
+      url: `/admin/v1${url}`,
+      headers: { authorization: `Bearer ${adminToken}` },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
   const api: TestApp['api'] = (method, url, key, body) =>
-    app.inject({ method, url: `/api/v1${url}`, headers: { authorization: `Bearer ${key}` }, ...(body === undefined ? {} : { payload: body as object }) });
+    app.inject({
+      method,
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${key}` },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
 
   return {
-    app, pool, redis, config, queues, deps, admin, api,
+    app,
+    pool,
+    redis,
+    config,
+    queues,
+    deps,
+    admin,
+    api,
     startWorkers: async (names, workerNow) => {
       const connection = createRedis(config.redisUrl, 'worker', log);
       const workerQueues = new Queues(connection, config.redisPrefix);
       const workers = await startWorkers(
-        { config, pool, log, metrics: createMetrics('test-worker'), queues: workerQueues, now: workerNow ?? now ?? (() => new Date()) },
+        {
+          config,
+          pool,
+          log,
+          metrics: createMetrics('test-worker'),
+          queues: workerQueues,
+          now: workerNow ?? now ?? (() => new Date()),
+        },
         names,
         connection,
       );
@@ -100,8 +139,14 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
     },
     createVehicle: async (companyId, body = {}) => {
       const response = await admin('POST', `/companies/${companyId}/vehicles`, {
-        name: 'Van 1', vin: '1HGCM82633A004352', license_plate: 'ABC-123', make: 'Ford', model: 'Transit', year: 2022,
-        ...('provider_connection_id' in body ? {} : { telematics_provider: null }), ...body,
+        name: 'Van 1',
+        vin: '1HGCM82633A004352',
+        license_plate: 'ABC-123',
+        make: 'Ford',
+        model: 'Transit',
+        year: 2022,
+        ...('provider_connection_id' in body ? {} : { telematics_provider: null }),
+        ...body,
       });
       if (response.statusCode !== 201) throw new Error(`vehicle create failed: ${response.body}`);
       return response.json().data;

@@ -35,13 +35,19 @@ export async function startFakeProvider(fallback?: (request: FakeRequest) => Fak
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const request: FakeRequest = { method: req.method ?? 'GET', url: req.url ?? '/', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request: FakeRequest = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(request);
       const route = routes.get(`${request.method} ${request.path}`);
-      const answer = queued.shift()
-        ?? (typeof route === 'function' ? route(request) : route)
-        ?? fallback?.(request)
-        ?? { status: 404, body: { error: 'no such route' } };
+      const answer = queued.shift() ??
+        (typeof route === 'function' ? route(request) : route) ??
+        fallback?.(request) ?? { status: 404, body: { error: 'no such route' } };
       res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
       res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     });

@@ -32,7 +32,12 @@ async function reachablePostgres(url: string): Promise<boolean> {
 }
 
 async function reachableRedis(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();
@@ -54,7 +59,10 @@ async function fromContainers(): Promise<{ postgresUrl: string; redisUrl: string
       .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
       .start();
     const redis = await new GenericContainer('redis:7-alpine').withExposedPorts(6379).start();
-    stop.push(() => postgres.stop(), () => redis.stop());
+    stop.push(
+      () => postgres.stop(),
+      () => redis.stop(),
+    );
     return {
       postgresUrl: `postgres://postgres@${postgres.getHost()}:${postgres.getMappedPort(5432)}/postgres`,
       redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
@@ -63,6 +71,7 @@ async function fromContainers(): Promise<{ postgresUrl: string; redisUrl: string
     throw new Error(
       `Postgres/Redis are not reachable and no Docker engine could start them (${(error as Error).message}). ` +
         'Start them (see README) or set DATABASE_URL and REDIS_URL.',
+      { cause: error },
     );
   }
 }
@@ -75,7 +84,9 @@ function withDatabase(url: string, database: string): string {
 
 /** Drops databases left by test runs that died more than an hour ago. */
 async function dropAbandoned(admin: pg.Client): Promise<void> {
-  const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'fleet_t\\_%'`);
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname LIKE 'fleet_t\\_%'`,
+  );
   const cutoff = Math.floor(Date.now() / 1000) - 3600;
   for (const { datname } of rows) {
     const created = Number(datname.split('_')[2]);
@@ -93,7 +104,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
 
   const migrations = readMigrations();
-  const digest = createHash('sha256').update(migrations.map((m) => m.id + m.sql).join('\n')).digest('hex').slice(0, 12);
+  const digest = createHash('sha256')
+    .update(migrations.map((m) => m.id + m.sql).join('\n'))
+    .digest('hex')
+    .slice(0, 12);
   const templateDatabase = `fleet_tpl_${digest}`;
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
@@ -107,9 +121,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await migrate(pool, createLogger('silent'), migrations);
       await pool.end();
       // Rename when complete, so a concurrent run never clones a half-migrated template.
-      await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(templateDatabase)}`).catch(
-        async () => admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(building)}`),
-      );
+      await admin
+        .query(`ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(templateDatabase)}`)
+        .catch(async () => admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(building)}`));
     }
   } finally {
     await admin.end();

@@ -2,14 +2,35 @@
 import { hmacHex } from '../../providers/signing.js';
 import type { TestApp } from './app.js';
 
-export async function createConnection(t: TestApp, companyId: string, provider: string, config: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  const response = await t.admin('POST', `/companies/${companyId}/provider-connections`, { provider, config, ...extra });
+export async function createConnection(
+  t: TestApp,
+  companyId: string,
+  provider: string,
+  config: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) {
+  const response = await t.admin('POST', `/companies/${companyId}/provider-connections`, {
+    provider,
+    config,
+    ...extra,
+  });
   if (response.statusCode !== 201) throw new Error(`connection create failed: ${response.body}`);
-  return response.json().data as { id: string; ingest_url: string | null; generated_secret: string | null; config_keys: string[] };
+  return response.json().data as {
+    id: string;
+    ingest_url: string | null;
+    generated_secret: string | null;
+    config_keys: string[];
+  };
 }
 
 /** A push signed the generic way: X-Signature: sha256=<hex HMAC-SHA256(secret, body)>. */
-export async function pushGeneric(t: TestApp, provider: 'generic' | 'simulator', connectionId: string, secret: string, payload: unknown) {
+export async function pushGeneric(
+  t: TestApp,
+  provider: 'generic' | 'simulator',
+  connectionId: string,
+  secret: string,
+  payload: unknown,
+) {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   return t.app.inject({
     method: 'POST',
@@ -19,11 +40,13 @@ export async function pushGeneric(t: TestApp, provider: 'generic' | 'simulator',
   });
 }
 
-/** Waits until every inbox row is processed. */
+/** Waits until no inbox row is pending (each is processed, or parked because it failed on its own). */
 export async function drainInbox(t: TestApp, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE processed_at IS NULL`);
+    const { rows } = await t.pool.query(
+      `SELECT count(*)::int AS n FROM ingest_inbox WHERE processed_at IS NULL AND parked_at IS NULL`,
+    );
     if (rows[0].n === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -9,5 +9,10 @@ export function ok(result: NormalizeResult) {
 
 /** Samples as plain rows so whole payloads can be compared exactly. */
 export function rows(result: NormalizeResult) {
-  return ok(result).samples.map((s) => ({ vehicle: s.providerVehicleId, signal: s.signal, at: s.recordedAt.toISOString(), value: s.value }));
+  return ok(result).samples.map((s) => ({
+    vehicle: s.providerVehicleId,
+    signal: s.signal,
+    at: s.recordedAt.toISOString(),
+    value: s.value,
+  }));
 }

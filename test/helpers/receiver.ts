@@ -6,18 +6,26 @@ export interface Received {
   headers: IncomingHttpHeaders;
   rawBody: Buffer;
   json: any;
+  /** When the request was complete (Date.now()). */
+  at: number;
 }
 
 export interface Receiver {
   url: string;
   received: Received[];
   /** How to answer requests to `path` (default 200 {ok:true}); delayMs holds the answer back. */
-  answer(path: string, answer: { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number }): void;
+  answer(
+    path: string,
+    answer: { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number },
+  ): void;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const answers = new Map<string, { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number }>();
+  const answers = new Map<
+    string,
+    { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number }
+  >();
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -25,13 +33,13 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-      let json: unknown = null;
+      let json: unknown;
       try {
         json = JSON.parse(rawBody.toString('utf8'));
       } catch {
         json = null;
       }
-      received.push({ path, headers: req.headers, rawBody, json });
+      received.push({ path, headers: req.headers, rawBody, json, at: Date.now() });
       const answer = answers.get(path) ?? {};
       const send = () => {
         if (res.destroyed) return;
@@ -47,9 +55,10 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     received,
     answer: (path, answer) => answers.set(path, answer),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -20,7 +20,14 @@ export function ruleVehicle<S>(rule: Rule<S>, config: HealthConfig = defaultHeal
   let state = rule.initial();
   return {
     feed(samples: RuleSample[], nowSeconds = 0): ActiveAlert[] {
-      const input = { samples, vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} }, odometer: null, averageDailyKm: null, firstOdometer: null, linkBroken: null };
+      const input = {
+        samples,
+        vehicle: { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} },
+        odometer: null,
+        averageDailyKm: null,
+        firstOdometer: null,
+        linkBroken: null,
+      };
       const result = rule.evaluate(state, input, config, at(nowSeconds));
       state = JSON.parse(JSON.stringify(result.state)) as S;
       expect(state).toEqual(result.state);

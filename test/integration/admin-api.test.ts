@@ -17,7 +17,9 @@ describe('companies', () => {
     const company = created.json().data;
     expect(company).toMatchObject({ name: 'Initech', external_ids: { shopmonkey: 'cus_42' } });
     expect((await t.admin('GET', `/companies/${company.id}`)).json().data).toEqual(company);
-    expect((await t.admin('GET', '/companies?limit=200')).json().data.map((c: { id: string }) => c.id)).toContain(company.id);
+    expect((await t.admin('GET', '/companies?limit=200')).json().data.map((c: { id: string }) => c.id)).toContain(
+      company.id,
+    );
   });
 
   it('400 for a missing name or unknown field; 404 for an unknown company', async () => {
@@ -25,11 +27,17 @@ describe('companies', () => {
     expect((await t.admin('POST', '/companies', { name: '' })).statusCode).toBe(400);
     expect((await t.admin('POST', '/companies', { name: 'x', plan: 'gold' })).statusCode).toBe(400);
     expect((await t.admin('GET', '/companies/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
-    expect((await t.admin('POST', '/companies/00000000-0000-4000-8000-000000000000/api-keys', {})).statusCode).toBe(404);
+    expect((await t.admin('POST', '/companies/00000000-0000-4000-8000-000000000000/api-keys', {})).statusCode).toBe(
+      404,
+    );
   });
 
   it('creates an API key without a body too', async () => {
-    const response = await t.app.inject({ method: 'POST', url: `/admin/v1/companies/${acme.id}/api-keys`, headers: { authorization: 'Bearer test-admin-token-0123456789' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/companies/${acme.id}/api-keys`,
+      headers: { authorization: 'Bearer test-admin-token-0123456789' },
+    });
     expect(response.statusCode).toBe(201);
     expect(response.json().data.key).toMatch(/^fk_[A-Za-z0-9_-]{43}$/);
   });
@@ -38,13 +46,32 @@ describe('companies', () => {
 describe('vehicles', () => {
   it('creates with a home location and provider; PATCH keeps absent fields and clears nulls', async () => {
     const created = await t.createVehicle(acme.id, {
-      telematics_provider: 'geotab', provider_vehicle_id: 'b2A',
-      home_location: { name: 'North yard', street_1: '9 Depot Rd', city: 'Joliet', state: 'IL', postal_code: '60431', country: 'US' },
+      telematics_provider: 'geotab',
+      provider_vehicle_id: 'b2A',
+      home_location: {
+        name: 'North yard',
+        street_1: '9 Depot Rd',
+        city: 'Joliet',
+        state: 'IL',
+        postal_code: '60431',
+        country: 'US',
+      },
     });
-    expect(created).toMatchObject({ active: true, provider_vehicle_id: 'b2A', company_id: acme.id, link_broken: { reason: 'no_reading' } });
+    expect(created).toMatchObject({
+      active: true,
+      provider_vehicle_id: 'b2A',
+      company_id: acme.id,
+      link_broken: { reason: 'no_reading' },
+    });
     expect(created.home_location_id).toMatch(/^[0-9a-f-]{36}$/);
-    const patched = (await t.admin('PATCH', `/vehicles/${created.id}`, { name: 'Renamed', license_plate: null })).json().data;
-    expect(patched).toMatchObject({ name: 'Renamed', license_plate: null, make: 'Ford', telematics_provider: 'geotab' });
+    const patched = (await t.admin('PATCH', `/vehicles/${created.id}`, { name: 'Renamed', license_plate: null })).json()
+      .data;
+    expect(patched).toMatchObject({
+      name: 'Renamed',
+      license_plate: null,
+      make: 'Ford',
+      telematics_provider: 'geotab',
+    });
     // Restating the same provider keeps the link state; changing it starts over.
     await t.pool.query(`UPDATE vehicles SET link_broken = NULL WHERE id = $1`, [created.id]);
     const same = (await t.admin('PATCH', `/vehicles/${created.id}`, { telematics_provider: 'geotab' })).json().data;
@@ -56,7 +83,12 @@ describe('vehicles', () => {
   });
 
   it('validates the body: VIN format, year range, provider name, empty patch', async () => {
-    for (const body of [{ vin: 'IOQ45678901234567' }, { vin: 'SHORT' }, { year: 1850 }, { telematics_provider: 'teslamate' }]) {
+    for (const body of [
+      { vin: 'IOQ45678901234567' },
+      { vin: 'SHORT' },
+      { year: 1850 },
+      { telematics_provider: 'teslamate' },
+    ]) {
       const response = await t.admin('POST', `/companies/${acme.id}/vehicles`, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
     }
@@ -80,20 +112,35 @@ describe('service requests', () => {
   it('creates a run (201) and folds a second request for the same vehicle into it (200)', async () => {
     const vehicle = await t.createVehicle(acme.id);
     const first = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
-      vehicle_id: vehicle.id, title: 'Brakes squeal', items: [{ title: 'Brake inspection', type: 'inspection' }],
+      vehicle_id: vehicle.id,
+      title: 'Brakes squeal',
+      items: [{ title: 'Brake inspection', type: 'inspection' }],
     });
     expect(first.statusCode).toBe(201);
     const run = first.json().data.run;
     expect(first.json().data.folded).toBe(false);
-    expect(run).toMatchObject({ status: 'open', scheduling_state: 'requested', scheduling_status: 'pending', vehicle: { id: vehicle.id } });
+    expect(run).toMatchObject({
+      status: 'open',
+      scheduling_state: 'requested',
+      scheduling_status: 'pending',
+      vehicle: { id: vehicle.id },
+    });
 
     const second = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
-      vehicle_id: vehicle.id, title: 'Oil due', items: [{ title: 'Oil change', type: 'service' }, { title: 'brake inspection', type: 'inspection' }],
+      vehicle_id: vehicle.id,
+      title: 'Oil due',
+      items: [
+        { title: 'Oil change', type: 'service' },
+        { title: 'brake inspection', type: 'inspection' },
+      ],
     });
     expect(second.statusCode).toBe(200);
     expect(second.json().data.folded).toBe(true);
     expect(second.json().data.run.id).toBe(run.id);
-    expect(second.json().data.run.items.map((i: { title: string }) => i.title)).toEqual(['Brake inspection', 'Oil change']);
+    expect(second.json().data.run.items.map((i: { title: string }) => i.title)).toEqual([
+      'Brake inspection',
+      'Oil change',
+    ]);
     const { rows } = await t.pool.query('SELECT count(*)::int AS n FROM runs WHERE vehicle_id = $1', [vehicle.id]);
     expect(rows[0].n).toBe(1);
   });
@@ -103,7 +150,10 @@ describe('service requests', () => {
     const request = { vehicle_id: vehicle.id, items: [{ title: 'Tire rotation', type: 'service' }] };
     const runId = (await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data.run.id;
     await t.admin('POST', `/runs/${runId}/start`);
-    expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data).toMatchObject({ folded: true, run: { id: runId } });
+    expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, request)).json().data).toMatchObject({
+      folded: true,
+      run: { id: runId },
+    });
     await t.admin('POST', `/runs/${runId}/complete`);
     const next = await t.admin('POST', `/companies/${acme.id}/service-requests`, request);
     expect(next.statusCode).toBe(201);
@@ -114,7 +164,10 @@ describe('service requests', () => {
     const vehicle = await t.createVehicle(acme.id);
     const responses = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [{ title: `Item ${i}`, type: 'service' }] }),
+        t.admin('POST', `/companies/${acme.id}/service-requests`, {
+          vehicle_id: vehicle.id,
+          items: [{ title: `Item ${i}`, type: 'service' }],
+        }),
       ),
     );
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 201]);
@@ -127,14 +180,28 @@ describe('service requests', () => {
     const other = await t.createCompany('Other');
     const foreign = await t.createVehicle(other.id);
     for (const vehicleId of [foreign.id, '00000000-0000-4000-8000-000000000000']) {
-      const response = await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicleId, items: [] });
+      const response = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
+        vehicle_id: vehicleId,
+        items: [],
+      });
       expect(response.statusCode).toBe(404);
     }
     const retired = await t.createVehicle(acme.id);
     await t.admin('DELETE', `/vehicles/${retired.id}`);
-    expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: retired.id, items: [] })).statusCode).toBe(409);
-    for (const body of [{ items: [] }, { vehicle_id: 'x', items: [] }, { vehicle_id: retired.id, items: [{ title: 'no type' }] }, { vehicle_id: retired.id, items: [], customer: { email: 'not-an-email' } }]) {
-      expect((await t.admin('POST', `/companies/${acme.id}/service-requests`, body)).statusCode, JSON.stringify(body)).toBe(400);
+    expect(
+      (await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: retired.id, items: [] }))
+        .statusCode,
+    ).toBe(409);
+    for (const body of [
+      { items: [] },
+      { vehicle_id: 'x', items: [] },
+      { vehicle_id: retired.id, items: [{ title: 'no type' }] },
+      { vehicle_id: retired.id, items: [], customer: { email: 'not-an-email' } },
+    ]) {
+      expect(
+        (await t.admin('POST', `/companies/${acme.id}/service-requests`, body)).statusCode,
+        JSON.stringify(body),
+      ).toBe(400);
     }
   });
 
@@ -142,9 +209,15 @@ describe('service requests', () => {
     const customer = { name: 'Bo Diddley', email: 'Bo@Example.com' };
     for (let i = 0; i < 2; i++) {
       const vehicle = await t.createVehicle(acme.id);
-      await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [], customer: { ...customer, email: i ? 'bo@example.com' : customer.email } });
+      await t.admin('POST', `/companies/${acme.id}/service-requests`, {
+        vehicle_id: vehicle.id,
+        items: [],
+        customer: { ...customer, email: i ? 'bo@example.com' : customer.email },
+      });
     }
-    const { rows } = await t.pool.query(`SELECT count(DISTINCT contact_id)::int AS n FROM runs WHERE customer->>'name' = 'Bo Diddley'`);
+    const { rows } = await t.pool.query(
+      `SELECT count(DISTINCT contact_id)::int AS n FROM runs WHERE customer->>'name' = 'Bo Diddley'`,
+    );
     expect(rows[0].n).toBe(1);
   });
 });
@@ -152,13 +225,20 @@ describe('service requests', () => {
 describe('run operations', () => {
   async function newRun(): Promise<string> {
     const vehicle = await t.createVehicle(acme.id);
-    return (await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [] })).json().data.run.id;
+    return (
+      await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicle.id, items: [] })
+    ).json().data.run.id;
   }
 
   it('moves a run through propose → confirm → start → complete → reopen, visible in the public API', async () => {
     const runId = await newRun();
-    const proposed = (await t.admin('POST', `/runs/${runId}/propose`, { start: '2026-12-05T09:00:00Z', end: '2026-12-05T11:00:00Z' })).json().data;
-    expect(proposed).toMatchObject({ scheduling_state: 'proposed', appointment: { start: '2026-12-05T09:00:00.000Z', end: '2026-12-05T11:00:00.000Z', confirmed_at: null } });
+    const proposed = (
+      await t.admin('POST', `/runs/${runId}/propose`, { start: '2026-12-05T09:00:00Z', end: '2026-12-05T11:00:00Z' })
+    ).json().data;
+    expect(proposed).toMatchObject({
+      scheduling_state: 'proposed',
+      appointment: { start: '2026-12-05T09:00:00.000Z', end: '2026-12-05T11:00:00.000Z', confirmed_at: null },
+    });
     const confirmed = (await t.admin('POST', `/runs/${runId}/confirm`)).json().data;
     expect(confirmed.scheduling_state).toBe('confirmed');
     expect(confirmed.appointment.confirmed_at).not.toBeNull();
@@ -203,12 +283,50 @@ describe('run operations', () => {
 
   it('dispatch proposal is recorded; bodies are validated; unknown runs are 404', async () => {
     const runId = await newRun();
-    const ok = await t.admin('POST', `/runs/${runId}/dispatch-proposal`, { assignee: { type: 'shop', id: 'shop-9', name: 'Quick Lube' }, reason: 'nearest with capacity' });
+    const ok = await t.admin('POST', `/runs/${runId}/dispatch-proposal`, {
+      assignee: { type: 'shop', id: 'shop-9', name: 'Quick Lube' },
+      reason: 'nearest with capacity',
+    });
     expect(ok.statusCode).toBe(200);
-    expect((await t.admin('POST', `/runs/${runId}/dispatch-proposal`, { assignee: { type: 'robot', id: 'r', name: 'R' }, reason: 'x' })).statusCode).toBe(400);
+    expect(
+      (
+        await t.admin('POST', `/runs/${runId}/dispatch-proposal`, {
+          assignee: { type: 'robot', id: 'r', name: 'R' },
+          reason: 'x',
+        })
+      ).statusCode,
+    ).toBe(400);
     expect((await t.admin('POST', `/runs/${runId}/propose`, { start: 'tomorrow' })).statusCode).toBe(400);
-    expect((await t.admin('POST', `/runs/${runId}/propose`, { start: '2026-12-05T11:00:00Z', end: '2026-12-05T09:00:00Z' })).statusCode).toBe(409);
+    expect(
+      (await t.admin('POST', `/runs/${runId}/propose`, { start: '2026-12-05T11:00:00Z', end: '2026-12-05T09:00:00Z' }))
+        .statusCode,
+    ).toBe(409);
     expect((await t.admin('POST', '/runs/00000000-0000-4000-8000-000000000000/complete')).statusCode).toBe(404);
     expect((await t.admin('POST', '/runs/nope/complete')).statusCode).toBe(404);
+  });
+});
+
+describe('provider connections', () => {
+  const create = (host: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/companies/${acme.id}/provider-connections`,
+      headers: { authorization: `Bearer ${t.config.adminToken}`, host },
+      payload: { provider: 'generic', config: {} },
+    });
+
+  it('builds ingest_url from the Host header, and refuses a Host that is not a host (nothing created)', async () => {
+    const good = await create('fleet.example.com:8443');
+    expect(good.statusCode).toBe(201);
+    expect(good.json().data.ingest_url).toBe(`http://fleet.example.com:8443/ingest/v1/generic/${good.json().data.id}`);
+    const before = await t.pool.query(`SELECT count(*)::int AS n FROM provider_connections`);
+    for (const host of ['a b', 'evil.example/x?', 'x@y', '[::1]:99999', '[1]']) {
+      const bad = await create(host);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.details.errors).toEqual([
+        { field: 'host', message: 'the Host header is not a valid host' },
+      ]);
+    }
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM provider_connections`)).rows).toEqual(before.rows);
   });
 });

@@ -60,10 +60,12 @@ describe('ApiKeyCache over real Redis', () => {
     subscriber.disconnect(true);
     await expect.poll(() => keys.get('h1', 1)).toBeUndefined();
     await expect.poll(() => subscriber.status).toBe('ready');
-    await expect.poll(() => {
-      keys.set('h2', principal, 2, keys.version());
-      return keys.get('h2', 3);
-    }).toEqual(principal);
+    await expect
+      .poll(() => {
+        keys.set('h2', principal, 2, keys.version());
+        return keys.get('h2', 3);
+      })
+      .toEqual(principal);
   });
 
   it('bounds its size by dropping the oldest entry', async () => {

@@ -39,14 +39,18 @@ describe('API key authentication', () => {
   it('accepts the key as a bearer token and records its use', async () => {
     const response = await t.api('GET', '/vehicles', company.key);
     expect(response.statusCode).toBe(200);
-    await expect.poll(async () => {
-      const keys = (await t.admin('GET', `/companies/${company.id}/api-keys`)).json().data;
-      return keys[0].last_used_at;
-    }).not.toBeNull();
+    await expect
+      .poll(async () => {
+        const keys = (await t.admin('GET', `/companies/${company.id}/api-keys`)).json().data;
+        return keys[0].last_used_at;
+      })
+      .not.toBeNull();
   });
 
   it('stores only a hash: the key text appears nowhere in the database', async () => {
-    const { rows } = await t.pool.query(`SELECT key_hash, key_prefix FROM api_keys WHERE company_id = $1`, [company.id]);
+    const { rows } = await t.pool.query(`SELECT key_hash, key_prefix FROM api_keys WHERE company_id = $1`, [
+      company.id,
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].key_hash).toBeInstanceOf(Buffer);
     expect(rows[0].key_hash.length).toBe(32);
@@ -70,7 +74,8 @@ describe('API key authentication', () => {
     const second = await buildApp({ ...t.deps, metrics: createMetrics('second') });
     try {
       const key = (await t.admin('POST', `/companies/${company.id}/api-keys`, { name: 'shared' })).json().data;
-      const viaSecond = () => second.inject({ method: 'GET', url: '/api/v1/runs', headers: { authorization: `Bearer ${key.key}` } });
+      const viaSecond = () =>
+        second.inject({ method: 'GET', url: '/api/v1/runs', headers: { authorization: `Bearer ${key.key}` } });
       expect((await viaSecond()).statusCode).toBe(200);
       expect((await viaSecond()).statusCode).toBe(200);
       await t.admin('DELETE', `/api-keys/${key.id}`);
@@ -89,14 +94,23 @@ describe('API key authentication', () => {
 describe('operator token', () => {
   it('answers 401 for a missing or wrong operator token', async () => {
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Bearer ${company.key}`]) {
-      const response = await t.app.inject({ method: 'POST', url: '/admin/v1/companies', payload: { name: 'x' }, headers: authorization ? { authorization } : {} });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/companies',
+        payload: { name: 'x' },
+        headers: authorization ? { authorization } : {},
+      });
       expect(response.statusCode).toBe(401);
       expect(response.json().error.code).toBe('UNAUTHORIZED');
     }
   });
 
   it('an API key is not an operator token and the operator token is not an API key', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/runs', headers: { authorization: 'Bearer test-admin-token-0123456789' } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/runs',
+      headers: { authorization: 'Bearer test-admin-token-0123456789' },
+    });
     expect(response.statusCode).toBe(401);
   });
 });

@@ -32,7 +32,23 @@ describe('fleetctl', () => {
     expect(human.stdout).toContain('Shown once');
     expect((await t.api('GET', '/vehicles', key)).statusCode).toBe(200);
 
-    const vehicle = await run('vehicle', 'add', id, '--name', 'Truck 7', '--vin', '1M8GDM9AXKP042788', '--plate', 'TR-7', '--year', '2019', '--provider', 'geotab', '--provider-vehicle-id', 'b2A');
+    const vehicle = await run(
+      'vehicle',
+      'add',
+      id,
+      '--name',
+      'Truck 7',
+      '--vin',
+      '1M8GDM9AXKP042788',
+      '--plate',
+      'TR-7',
+      '--year',
+      '2019',
+      '--provider',
+      'geotab',
+      '--provider-vehicle-id',
+      'b2A',
+    );
     expect(vehicle.code).toBe(0);
     expect(vehicle.stdout).toMatch(/^added vehicle "Truck 7"\nid: [0-9a-f-]{36}$/);
     const listed = await run('vehicle', 'list', id);
@@ -58,10 +74,14 @@ describe('fleetctl', () => {
     const notFound = await run('key', 'create', '00000000-0000-4000-8000-000000000000');
     expect(notFound).toMatchObject({ code: 1, stderr: 'fleetctl: NOT_FOUND: company not found' });
     expect((await run('vehicle', 'add', 'nope')).stderr).toBe('fleetctl: NOT_FOUND: company not found');
-    expect((await run('company', 'create', 'x', '--external-id', 'novalue')).stderr).toBe('fleetctl: --external-id takes connector=id (got "novalue")');
+    expect((await run('company', 'create', 'x', '--external-id', 'novalue')).stderr).toBe(
+      'fleetctl: --external-id takes connector=id (got "novalue")',
+    );
     expect((await run('teleport')).stderr).toMatch(/^fleetctl: unknown command "teleport"/);
     env = { ...env, ADMIN_TOKEN: '' };
-    expect((await run('company', 'list')).stderr).toBe('fleetctl: ADMIN_TOKEN is not set: fleetctl needs the operator token of the service');
+    expect((await run('company', 'list')).stderr).toBe(
+      'fleetctl: ADMIN_TOKEN is not set: fleetctl needs the operator token of the service',
+    );
     env = { ...env, ADMIN_TOKEN: adminToken, FLEET_API_URL: 'http://127.0.0.1:1' };
     expect((await run('company', 'list')).stderr).toMatch(/^fleetctl: cannot reach http:\/\/127.0.0.1:1/);
   });
@@ -73,18 +93,36 @@ describe('fleetctl inbox replay', () => {
     const company = await t.createCompany('Replayers');
     const connection = await createConnection(t, company.id, 'generic');
     const workers = await t.startWorkers(['ingest']);
-    const payload = (minute: number) => ({ readings: [{ vehicle: 'late-van', ts: `2026-11-21T10:0${minute}:00Z`, signals: { fuel_percent: 40 + minute, speed_kph: 10 } }] });
-    for (const minute of [1, 2, 3]) await pushGeneric(t, 'generic', connection.id, connection.generated_secret!, payload(minute));
+    const payload = (minute: number) => ({
+      readings: [
+        {
+          vehicle: 'late-van',
+          ts: `2026-11-21T10:0${minute}:00Z`,
+          signals: { fuel_percent: 40 + minute, speed_kph: 10 },
+        },
+      ],
+    });
+    for (const minute of [1, 2, 3])
+      await pushGeneric(t, 'generic', connection.id, connection.generated_secret!, payload(minute));
     await drainInbox(t);
     // Samples arrived before anyone mapped the vehicle: kept in the inbox, counted, not stored as readings.
-    const van = await t.createVehicle(company.id, { provider_connection_id: connection.id, provider_vehicle_id: 'late-van' });
+    const van = await t.createVehicle(company.id, {
+      provider_connection_id: connection.id,
+      provider_vehicle_id: 'late-van',
+    });
     expect(await readingCount(t, van.id)).toBe(0);
 
     const progress: string[] = [];
     const stdout: string[] = [];
-    const code = await fleetctl(['inbox', 'replay', '--since', '2000-01-01T00:00:00Z', '--provider', 'generic', '--json'], {
-      env, stdout: (l) => stdout.push(l), stderr: () => {}, progress: (l) => progress.push(l),
-    });
+    const code = await fleetctl(
+      ['inbox', 'replay', '--since', '2000-01-01T00:00:00Z', '--provider', 'generic', '--json'],
+      {
+        env,
+        stdout: (l) => stdout.push(l),
+        stderr: () => {},
+        progress: (l) => progress.push(l),
+      },
+    );
     expect(code).toBe(0);
     const summary = JSON.parse(stdout.join('\n'));
     expect(summary).toMatchObject({ samples: 6, failed: 0, busy: 0, changedVehicleIds: [van.id] });

@@ -46,7 +46,12 @@ describe('error envelope', () => {
 
   it('a non-JSON content type is a 400, not a crash', async () => {
     const vehicle = await t.createVehicle(acme.id);
-    const response = await t.app.inject({ method: 'PUT', url: `/api/v1/vehicles/${vehicle.id}`, headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'text/plain' }, payload: 'name=x' });
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/vehicles/${vehicle.id}`,
+      headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
     expect(response.statusCode).toBe(400);
     expectEnvelope(response.json(), 'INVALID_REQUEST');
   });
@@ -82,19 +87,43 @@ describe('error envelope', () => {
 });
 
 describe('failed authentications', () => {
-  it('are limited per client address: 429 with Retry-After, other addresses unaffected', async () => {
+  it('are limited per client address: 429 with Retry-After, other addresses unaffected, valid keys never refused', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 62; i++) {
-      const response = await t.app.inject({ method: 'GET', url: '/api/v1/runs', remoteAddress: '203.0.113.9', headers: { authorization: 'Bearer fk_wrong' } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/runs',
+        remoteAddress: '203.0.113.9',
+        headers: { authorization: 'Bearer fk_wrong' },
+      });
       statuses.push(response.statusCode);
     }
     expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(60)).toEqual([429, 429]);
-    const blocked = await t.app.inject({ method: 'GET', url: '/api/v1/runs', remoteAddress: '203.0.113.9', headers: { authorization: `Bearer ${acme.key}` } });
+    const blocked = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/runs',
+      remoteAddress: '203.0.113.9',
+      headers: { authorization: `Bearer fk_${'x'.repeat(43)}` },
+    });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    const other = await t.app.inject({ method: 'GET', url: '/api/v1/runs', remoteAddress: '203.0.113.10', headers: { authorization: `Bearer ${acme.key}` } });
-    expect(other.statusCode).toBe(200);
+    expectEnvelope(blocked.json(), 'RATE_LIMITED');
+    // Another client behind the same proxy or NAT address, with a valid key.
+    const sameAddress = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/runs',
+      remoteAddress: '203.0.113.9',
+      headers: { authorization: `Bearer ${acme.key}` },
+    });
+    expect(sameAddress.statusCode).toBe(200);
+    const other = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/runs',
+      remoteAddress: '203.0.113.10',
+      headers: { authorization: 'Bearer fk_wrong' },
+    });
+    expect(other.statusCode).toBe(401);
   });
 });
 
@@ -107,7 +136,11 @@ describe('ops endpoints', () => {
   });
 
   it('readyz answers 503 when migrations are pending', async () => {
-    const app = await buildApp({ ...t.deps, metrics: createMetrics('t'), migrationIds: [...readMigrations().map((m) => m.id), '9999_future'] });
+    const app = await buildApp({
+      ...t.deps,
+      metrics: createMetrics('t'),
+      migrationIds: [...readMigrations().map((m) => m.id), '9999_future'],
+    });
     const response = await app.inject('/readyz');
     expect(response.statusCode).toBe(503);
     expect(response.json().error.details.checks).toEqual({ postgres: 'ok', redis: 'ok', migrations: 'failed' });
@@ -124,12 +157,21 @@ describe('ops endpoints', () => {
   it('openapi.json documents every public and operator route, each with a schema', async () => {
     const doc = (await t.app.inject('/openapi.json')).json();
     expect(doc.info.version).toBe('1.0.0');
-    for (const path of ['/api/v1/runs', '/api/v1/runs/{run_id}', '/api/v1/vehicles', '/api/v1/vehicles/{vehicle_id}', '/admin/v1/companies/{company_id}/service-requests']) {
+    for (const path of [
+      '/api/v1/runs',
+      '/api/v1/runs/{run_id}',
+      '/api/v1/vehicles',
+      '/api/v1/vehicles/{vehicle_id}',
+      '/admin/v1/companies/{company_id}/service-requests',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        expect(Object.keys(operation.responses ?? {}).filter((code) => /^2\d\d$/.test(code)), `${method} ${path}`).not.toEqual([]);
+        expect(
+          Object.keys(operation.responses ?? {}).filter((code) => /^2\d\d$/.test(code)),
+          `${method} ${path}`,
+        ).not.toEqual([]);
       }
     }
     const docs = await t.app.inject('/docs/');
@@ -141,9 +183,20 @@ describe('ops endpoints', () => {
 describe('logs', () => {
   it('redact credentials', () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const log = createLogger('info', 'test', sink);
-    log.info({ req: { headers: { authorization: `Bearer ${acme.key}` } }, connection: { webhook_secret: 's3cr3t', api_token: 'tok' } }, 'request');
+    log.info(
+      {
+        req: { headers: { authorization: `Bearer ${acme.key}` } },
+        connection: { webhook_secret: 's3cr3t', api_token: 'tok' },
+      },
+      'request',
+    );
     expect(lines.join('')).not.toContain(acme.key);
     expect(lines.join('')).not.toContain('s3cr3t');
     expect(lines.join('')).toContain('[redacted]');
@@ -151,15 +204,25 @@ describe('logs', () => {
 
   it('log an error as type, message, code and stack, never the objects a library hung on it', () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const log = createLogger('info', 'test', sink);
     // What pg-pool emits for an idle client that lost its server.
     const err = Object.assign(new Error('terminating connection due to administrator command'), {
-      code: '57P01', client: { connectionParameters: { user: 'fleet', password: 'pg-pa55word' }, password: 'pg-pa55word' },
+      code: '57P01',
+      client: { connectionParameters: { user: 'fleet', password: 'pg-pa55word' }, password: 'pg-pa55word' },
     });
     log.warn({ err }, 'idle postgres client failed');
     const line = JSON.parse(lines[0]!);
-    expect(line.err).toMatchObject({ type: 'Error', message: 'terminating connection due to administrator command', code: '57P01' });
+    expect(line.err).toMatchObject({
+      type: 'Error',
+      message: 'terminating connection due to administrator command',
+      code: '57P01',
+    });
     expect(line.err.stack).toContain('Error: terminating connection');
     expect(lines[0]).not.toContain('pg-pa55word');
     expect(line.err.client).toBeUndefined();

@@ -1,29 +1,19 @@
 /**
  * Reliability of ingestion across process death and Redis loss, with real worker processes
- * (`node dist/src/main.js worker ingest`, built by `npm test` before vitest runs).
+ * (`node dist/server/main.js worker ingest`, built by `npm test` before vitest runs).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/paths.js';
-import { adminToken, createTestApp, testSecretsKey, type TestApp } from '../helpers/app.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, drainInbox, pushGeneric, readingCount } from '../helpers/ingest.js';
+import { ProcessGroup, serviceEnv, type ServiceProcess } from '../helpers/processes.js';
 
 let t: TestApp;
 let acme: { id: string; key: string };
 let connection: { id: string; secret: string };
-const children: ChildProcess[] = [];
+const processes = new ProcessGroup();
 
-function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, [join(projectRoot, 'dist/src/main.js'), 'worker', 'ingest'], {
-    env: {
-      PATH: process.env.PATH, DATABASE_URL: t.config.databaseUrl, REDIS_URL: t.config.redisUrl, REDIS_PREFIX: t.config.redisPrefix,
-      SECRETS_KEY: testSecretsKey, ADMIN_TOKEN: adminToken, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-    },
-    stdio: 'ignore',
-  });
-  children.push(child);
-  return child;
+function startWorkerProcess(): Promise<ServiceProcess> {
+  return processes.start(['worker', 'ingest'], serviceEnv(t));
 }
 
 beforeAll(async () => {
@@ -33,49 +23,67 @@ beforeAll(async () => {
   connection = { id: created.id, secret: created.generated_secret! };
 });
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  await processes.killAll();
   await t.close();
 });
 
 function batch(vehicle: string, count: number, startMs: number) {
   return {
     readings: Array.from({ length: count }, (_, i) => ({
-      vehicle, ts: new Date(startMs + i * 1000).toISOString(), signals: { speed_kph: i % 100, fuel_percent: 50 + (i % 40) },
+      vehicle,
+      ts: new Date(startMs + i * 1000).toISOString(),
+      signals: { speed_kph: i % 100, fuel_percent: 50 + (i % 40) },
     })),
   };
 }
 
 describe('a worker killed in the middle of a batch', () => {
   it('loses nothing and duplicates nothing: another worker redoes the batch', async () => {
-    const truck = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: 'crash-1' });
+    const truck = await t.createVehicle(acme.id, {
+      provider_connection_id: connection.id,
+      provider_vehicle_id: 'crash-1',
+    });
     // Hold the vehicle row so the worker stops after inserting the readings, inside its transaction.
     const blocker = await t.pool.connect();
     await blocker.query('BEGIN');
     await blocker.query('SELECT 1 FROM vehicles WHERE id = $1 FOR UPDATE', [truck.id]);
 
-    const first = startWorkerProcess();
-    const pushed = await pushGeneric(t, 'generic', connection.id, connection.secret, batch('crash-1', 500, Date.parse('2026-11-21T00:00:00Z')));
+    const first = await startWorkerProcess();
+    const pushed = await pushGeneric(
+      t,
+      'generic',
+      connection.id,
+      connection.secret,
+      batch('crash-1', 500, Date.parse('2026-11-21T00:00:00Z')),
+    );
     expect(pushed.statusCode).toBe(202);
-    // The worker has inserted the readings and now waits on the vehicle row (the FK check of the
-    // latest-state upsert), inside its open transaction.
-    await expect.poll(async () => {
-      const { rows } = await t.pool.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%vehicle_signals%'`,
-      );
-      return rows[0].n;
-    }, { timeout: 20_000, interval: 100 }).toBe(1);
+    // The worker has inserted the readings and now waits on the vehicle row (the lock it takes
+    // before the latest state), inside its open transaction.
+    await expect
+      .poll(
+        async () => {
+          const { rows } = await t.pool.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM vehicles%FOR NO KEY UPDATE%'`,
+          );
+          return rows[0].n;
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toBe(1);
 
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    await first.kill();
     await blocker.query('COMMIT');
     blocker.release();
     // The dead worker's transaction never committed.
     await expect.poll(async () => readingCount(t, truck.id), { timeout: 5000 }).toBe(0);
 
-    startWorkerProcess();
+    await startWorkerProcess();
     await drainInbox(t, 60_000);
     expect(await readingCount(t, truck.id)).toBe(1000);
-    const { rows } = await t.pool.query(`SELECT samples_count, processed_at IS NOT NULL AS done FROM ingest_inbox WHERE id = $1`, [pushed.json().data.inbox_id]);
+    const { rows } = await t.pool.query(
+      `SELECT samples_count, processed_at IS NOT NULL AS done FROM ingest_inbox WHERE id = $1`,
+      [pushed.json().data.inbox_id],
+    );
     expect(rows[0]).toEqual({ samples_count: 1000, done: true });
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(vehicle.signals.observed_at.speed_kph).toBe('2026-11-21T00:08:19.000Z');
@@ -84,13 +92,24 @@ describe('a worker killed in the middle of a batch', () => {
 
 describe('Redis losing the queue', () => {
   it('rows left unprocessed in the inbox are re-enqueued when workers start', async () => {
-    for (const child of children) child.kill('SIGKILL');
-    const truck = await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: 'lost-1' });
-    const pushed = await pushGeneric(t, 'generic', connection.id, connection.secret, batch('lost-1', 20, Date.parse('2026-11-21T06:00:00Z')));
+    await processes.killAll();
+    const truck = await t.createVehicle(acme.id, {
+      provider_connection_id: connection.id,
+      provider_vehicle_id: 'lost-1',
+    });
+    const pushed = await pushGeneric(
+      t,
+      'generic',
+      connection.id,
+      connection.secret,
+      batch('lost-1', 20, Date.parse('2026-11-21T06:00:00Z')),
+    );
     expect(pushed.statusCode).toBe(202);
     // Redis loses everything it held for the ingest queue; the row predates the restart.
     await t.queues.queue('ingest').obliterate({ force: true });
-    await t.pool.query(`UPDATE ingest_inbox SET received_at = now() - interval '5 minutes' WHERE id = $1`, [pushed.json().data.inbox_id]);
+    await t.pool.query(`UPDATE ingest_inbox SET received_at = now() - interval '5 minutes' WHERE id = $1`, [
+      pushed.json().data.inbox_id,
+    ]);
 
     await t.startWorkers(['ingest']);
     await drainInbox(t, 20_000);

@@ -13,7 +13,11 @@ beforeAll(async () => {
   acme = await t.createCompany();
   const created = await createConnection(t, acme.id, 'generic');
   connection = { id: created.id, secret: created.generated_secret! };
-  truck = await t.createVehicle(acme.id, { name: 'Truck 1', provider_connection_id: connection.id, provider_vehicle_id: 'truck-1' });
+  truck = await t.createVehicle(acme.id, {
+    name: 'Truck 1',
+    provider_connection_id: connection.id,
+    provider_vehicle_id: 'truck-1',
+  });
   await t.startWorkers(['ingest', 'health']);
 });
 afterAll(() => t.close());
@@ -27,12 +31,22 @@ async function inboxRows(): Promise<number> {
 
 describe('generic push', () => {
   it('stores the raw payload, answers 202, and the worker makes it visible on the vehicle', async () => {
-    const payload = { readings: [reading('2026-11-20T10:00:00Z', { fuel_percent: 62, odometer_km: 10_000.5, location: { lat: 41.85, lon: -87.65, heading: 90 } })] };
+    const payload = {
+      readings: [
+        reading('2026-11-20T10:00:00Z', {
+          fuel_percent: 62,
+          odometer_km: 10_000.5,
+          location: { lat: 41.85, lon: -87.65, heading: 90 },
+        }),
+      ],
+    };
     const response = await pushGeneric(t, 'generic', connection.id, connection.secret, payload);
     expect(response.statusCode).toBe(202);
     const accepted = response.json().data;
     expect(accepted.inbox_id).toBeGreaterThan(0);
-    const { rows } = await t.pool.query(`SELECT payload, provider FROM ingest_inbox WHERE id = $1`, [accepted.inbox_id]);
+    const { rows } = await t.pool.query(`SELECT payload, provider FROM ingest_inbox WHERE id = $1`, [
+      accepted.inbox_id,
+    ]);
     expect(rows[0]).toEqual({ payload: JSON.stringify(payload), provider: 'generic' });
     await settle(t);
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
@@ -57,10 +71,14 @@ describe('generic push', () => {
   });
 
   it('out-of-order arrival never overwrites newer state; old samples are still kept as readings', async () => {
-    await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T12:00:00Z', { fuel_percent: 55 })] });
+    await pushGeneric(t, 'generic', connection.id, connection.secret, {
+      readings: [reading('2026-11-20T12:00:00Z', { fuel_percent: 55 })],
+    });
     await settle(t);
     const before = await readingCount(t, truck.id);
-    await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T09:00:00Z', { fuel_percent: 90 })] });
+    await pushGeneric(t, 'generic', connection.id, connection.secret, {
+      readings: [reading('2026-11-20T09:00:00Z', { fuel_percent: 90 })],
+    });
     await settle(t);
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(vehicle.signals.fuel_percent).toBe(55);
@@ -69,30 +87,46 @@ describe('generic push', () => {
   });
 
   it('moves updated_at only when a value changes, not when the same value is seen again', async () => {
-    await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T13:00:00Z', { fuel_percent: 50 })] });
+    await pushGeneric(t, 'generic', connection.id, connection.secret, {
+      readings: [reading('2026-11-20T13:00:00Z', { fuel_percent: 50 })],
+    });
     await settle(t);
     const changed = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
-    await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T13:05:00Z', { fuel_percent: 50 })] });
+    await pushGeneric(t, 'generic', connection.id, connection.secret, {
+      readings: [reading('2026-11-20T13:05:00Z', { fuel_percent: 50 })],
+    });
     await settle(t);
     const same = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(same.updated_at).toBe(changed.updated_at);
     expect(same.signals.observed_at.fuel_percent).toBe('2026-11-20T13:05:00.000Z');
-    await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [reading('2026-11-20T13:10:00Z', { fuel_percent: 49 })] });
+    await pushGeneric(t, 'generic', connection.id, connection.secret, {
+      readings: [reading('2026-11-20T13:10:00Z', { fuel_percent: 49 })],
+    });
     await settle(t);
     const moved = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(Date.parse(moved.updated_at)).toBeGreaterThan(Date.parse(same.updated_at));
-    const polled = (await t.api('GET', `/vehicles?updated_since=${encodeURIComponent(moved.updated_at)}`, acme.key)).json().data;
+    const polled = (
+      await t.api('GET', `/vehicles?updated_since=${encodeURIComponent(moved.updated_at)}`, acme.key)
+    ).json().data;
     expect(polled.map((v: { id: string }) => v.id)).toEqual([truck.id]);
   });
 
   it('counts samples of unmapped vehicles, shows them to the operator, and keeps them for replay', async () => {
     await pushGeneric(t, 'generic', connection.id, connection.secret, {
-      readings: [reading('2026-11-20T10:00:00Z', { fuel_percent: 10, speed_kph: 3 }, 'van-9'), reading('2026-11-20T10:01:00Z', { fuel_percent: 9 }, 'van-9')],
+      readings: [
+        reading('2026-11-20T10:00:00Z', { fuel_percent: 10, speed_kph: 3 }, 'van-9'),
+        reading('2026-11-20T10:01:00Z', { fuel_percent: 9 }, 'van-9'),
+      ],
     });
     await settle(t);
     const detail = (await t.admin('GET', `/provider-connections/${connection.id}`)).json().data;
     expect(detail.unmapped_vehicles).toEqual([
-      { provider_vehicle_id: 'van-9', first_seen_at: '2026-11-20T10:00:00.000Z', last_seen_at: '2026-11-20T10:01:00.000Z', samples_count: 3 },
+      {
+        provider_vehicle_id: 'van-9',
+        first_seen_at: '2026-11-20T10:00:00.000Z',
+        last_seen_at: '2026-11-20T10:01:00.000Z',
+        samples_count: 3,
+      },
     ]);
     const { rows } = await t.pool.query(`SELECT unmapped_count FROM ingest_inbox ORDER BY id DESC LIMIT 1`);
     expect(rows[0].unmapped_count).toBe(3);
@@ -110,7 +144,12 @@ describe('push verification and failures write nothing', () => {
       { 'x-signature': hmacHex('sha256', connection.secret, body) },
     ];
     for (const headers of cases) {
-      const response = await t.app.inject({ method: 'POST', url: `/ingest/v1/generic/${connection.id}`, headers: { 'content-type': 'application/json', ...headers }, payload: body });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/ingest/v1/generic/${connection.id}`,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: body,
+      });
       expect(response.statusCode).toBe(401);
       expect(response.json().error.code).toBe('UNAUTHORIZED');
     }
@@ -122,7 +161,10 @@ describe('push verification and failures write nothing', () => {
     const bad = await pushGeneric(t, 'generic', connection.id, connection.secret, '{"readings": [');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.code).toBe('INVALID_REQUEST');
-    const huge = await pushGeneric(t, 'generic', connection.id, connection.secret, { readings: [], padding: 'x'.repeat(70_000) });
+    const huge = await pushGeneric(t, 'generic', connection.id, connection.secret, {
+      readings: [],
+      padding: 'x'.repeat(70_000),
+    });
     expect(huge.statusCode).toBe(413);
     expect(huge.json().error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await inboxRows()).toBe(before);
@@ -130,8 +172,18 @@ describe('push verification and failures write nothing', () => {
 
   it('404 for an unknown connection, a provider that does not match, an unknown provider, a deactivated connection', async () => {
     const other = await createConnection(t, acme.id, 'generic');
-    for (const url of [`/ingest/v1/generic/00000000-0000-4000-8000-000000000000`, `/ingest/v1/motive/${connection.id}`, `/ingest/v1/tesla/${connection.id}`, '/ingest/v1/generic/nope']) {
-      const response = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    for (const url of [
+      `/ingest/v1/generic/00000000-0000-4000-8000-000000000000`,
+      `/ingest/v1/motive/${connection.id}`,
+      `/ingest/v1/tesla/${connection.id}`,
+      '/ingest/v1/generic/nope',
+    ]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       expect(response.statusCode, url).toBe(404);
     }
     await t.admin('DELETE', `/provider-connections/${other.id}`);
@@ -140,8 +192,18 @@ describe('push verification and failures write nothing', () => {
   });
 
   it('400 for a push to Geotab, which is pulled, never pushed', async () => {
-    const geotab = await createConnection(t, acme.id, 'geotab', { base_url: 'https://my.geotab.com', database: 'acme', username: 'u', password: 'p' });
-    const response = await t.app.inject({ method: 'POST', url: `/ingest/v1/geotab/${geotab.id}`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const geotab = await createConnection(t, acme.id, 'geotab', {
+      base_url: 'https://my.geotab.com',
+      database: 'acme',
+      username: 'u',
+      password: 'p',
+    });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/ingest/v1/geotab/${geotab.id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(response.statusCode).toBe(400);
   });
 });

@@ -49,7 +49,9 @@ describe('migrations', () => {
     try {
       const broken = [{ id: '0001_half', sql: 'CREATE TABLE half_done (id int); SELECT 1/0;' }];
       await expect(migrate(pool, log, broken)).rejects.toThrow('migration 0001_half failed: division by zero');
-      const { rows } = await pool.query(`SELECT to_regclass('half_done') AS t, (SELECT count(*) FROM schema_migrations)::int AS n`);
+      const { rows } = await pool.query(
+        `SELECT to_regclass('half_done') AS t, (SELECT count(*) FROM schema_migrations)::int AS n`,
+      );
       expect(rows[0]).toEqual({ t: null, n: 0 });
     } finally {
       await pool.end();
@@ -64,11 +66,18 @@ describe('migrations', () => {
     const pool = createPool(url, 1, log);
     try {
       await migrate(pool, log);
-      expect(await ensureReadingPartitions(pool, new Date('2026-11-15T00:00:00Z'))).toBe(5);
-      expect(await ensureReadingPartitions(pool, new Date('2026-11-15T00:00:00Z'))).toBe(0);
-      await pool.query(`INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, source) VALUES (gen_random_uuid(), 'fuel_percent', '2027-01-31T23:59:59Z', 50, 'test')`);
+      const now = new Date();
+      const currentMonth = `readings_${now.getUTCFullYear()}_${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+      const { rows: made } = await pool.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [currentMonth]);
+      expect(made[0].present).toBe(true); // migrate made this month's partition, under its lock
+      // A month far from now: last month to three ahead, then nothing new on a second call.
+      expect(await ensureReadingPartitions(pool, new Date('2030-11-15T00:00:00Z'))).toBe(5);
+      expect(await ensureReadingPartitions(pool, new Date('2030-11-15T00:00:00Z'))).toBe(0);
+      await pool.query(
+        `INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, source) VALUES (gen_random_uuid(), 'fuel_percent', '2031-01-31T23:59:59Z', 50, 'test')`,
+      );
       const { rows } = await pool.query(`SELECT tableoid::regclass::text AS part FROM readings`);
-      expect(rows[0].part).toBe('readings_2027_01');
+      expect(rows[0].part).toBe('readings_2031_01');
     } finally {
       await pool.end();
       await dropDatabase(name);

@@ -9,19 +9,34 @@ let acme: { id: string; key: string };
 let samsaraConnection: { id: string };
 
 const snapshot = (vehicleId: string) => ({
-  data: [{ id: vehicleId, name: 'Truck', obdOdometerMeters: { time: '2026-11-22T08:00:00Z', value: 200_000_000 }, fuelPercent: { time: '2026-11-22T08:00:00Z', value: 40 } }],
+  data: [
+    {
+      id: vehicleId,
+      name: 'Truck',
+      obdOdometerMeters: { time: '2026-11-22T08:00:00Z', value: 200_000_000 },
+      fuelPercent: { time: '2026-11-22T08:00:00Z', value: 40 },
+    },
+  ],
   pagination: { endCursor: '', hasNextPage: false },
 });
 let nextVehicle = 0;
 const samsaraVehicle = (body: Record<string, unknown> = {}) =>
-  t.createVehicle(acme.id, { provider_connection_id: samsaraConnection.id, provider_vehicle_id: `sam-${++nextVehicle}`, ...body });
+  t.createVehicle(acme.id, {
+    provider_connection_id: samsaraConnection.id,
+    provider_vehicle_id: `sam-${++nextVehicle}`,
+    ...body,
+  });
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ WEBHOOK_ALLOW_NETS: '127.0.0.1/32' });
   samsaraApi = await startFakeProvider();
   samsaraApi.on('GET /fleet/vehicles/stats', (request) => ({ body: snapshot(request.query.get('vehicleIds') ?? '') }));
   acme = await t.createCompany();
-  samsaraConnection = await createConnection(t, acme.id, 'samsara', { webhook_secret: Buffer.from('samsara-secret').toString('base64'), api_token: 'tok', base_url: samsaraApi.url });
+  samsaraConnection = await createConnection(t, acme.id, 'samsara', {
+    webhook_secret: Buffer.from('samsara-secret').toString('base64'),
+    api_token: 'tok',
+    base_url: samsaraApi.url,
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -38,23 +53,65 @@ describe('POST /vehicles/{id}/refresh', () => {
     const first = await refresh(truck.id);
     const second = await refresh(truck.id, acme.key, { cascade: true });
     expect(first.statusCode).toBe(200);
-    expect(first.json().data).toEqual({ refresh_id: expect.stringMatching(/^[0-9a-f-]{36}$/), provider: 'samsara', status: 'queued', cascade: true });
+    expect(first.json().data).toEqual({
+      refresh_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      provider: 'samsara',
+      status: 'queued',
+      cascade: true,
+    });
     expect(second.json().data.refresh_id).toBe(first.json().data.refresh_id);
+  });
+
+  it('a refresh asked with cascade never joins a queued one without it, nor the other way round', async () => {
+    const truck = await samsaraVehicle();
+    const plain = (await refresh(truck.id, acme.key, { cascade: false })).json().data;
+    const cascading = (await refresh(truck.id, acme.key, { cascade: true })).json().data;
+    expect(plain.cascade).toBe(false);
+    expect(cascading.cascade).toBe(true);
+    expect(cascading.refresh_id).not.toBe(plain.refresh_id);
+    // Each coalesces with the queued refresh of its own kind.
+    expect((await refresh(truck.id)).json().data).toEqual(cascading);
+    expect((await refresh(truck.id, acme.key, { cascade: false })).json().data).toEqual(plain);
+
+    // And each runs as answered: the pulled pages carry their refresh's cascade flag.
+    const workers = await t.startWorkers(['pull']);
+    const pulled = async () =>
+      (
+        await t.pool.query(`SELECT refresh_id, cascade FROM ingest_inbox WHERE refresh_id = ANY($1::uuid[])`, [
+          [plain.refresh_id, cascading.refresh_id],
+        ])
+      ).rows.sort((a, b) => Number(a.cascade) - Number(b.cascade));
+    await expect.poll(pulled, { timeout: 10_000 }).toEqual([
+      { refresh_id: plain.refresh_id, cascade: false },
+      { refresh_id: cascading.refresh_id, cascade: true },
+    ]);
+    await workers.close();
   });
 
   it('pulls the vehicle now, carrying the refresh id and cascade flag through the pipeline', async () => {
     const truck = await samsaraVehicle();
     const workers = await t.startWorkers(['pull', 'ingest', 'health']);
     const healthEvents = async (vehicleId: string) =>
-      (await t.pool.query(`SELECT kind, payload FROM health_events WHERE vehicle_id = $1 ORDER BY id`, [vehicleId])).rows.map((r) => [r.kind, r.payload.to]);
+      (
+        await t.pool.query(`SELECT kind, payload FROM health_events WHERE vehicle_id = $1 ORDER BY id`, [vehicleId])
+      ).rows.map((r) => [r.kind, r.payload.to]);
     // Whatever the workers' start-up sweep evaluated is done first.
     await settle(t);
     const before = await healthEvents(truck.id);
     const { refresh_id: refreshId, cascade } = (await refresh(truck.id, acme.key, { cascade: false })).json().data;
     expect(cascade).toBe(false);
-    await expect.poll(async () => (await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1`, [refreshId])).rows[0].n, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          (await t.pool.query(`SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1`, [refreshId])).rows[0]
+            .n,
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     await settle(t);
-    const { rows } = await t.pool.query(`SELECT cascade, provider FROM ingest_inbox WHERE refresh_id = $1`, [refreshId]);
+    const { rows } = await t.pool.query(`SELECT cascade, provider FROM ingest_inbox WHERE refresh_id = $1`, [
+      refreshId,
+    ]);
     expect(rows[0]).toEqual({ cascade: false, provider: 'samsara' });
     const vehicle = (await t.api('GET', `/vehicles/${truck.id}`, acme.key)).json().data;
     expect(vehicle.signals).toMatchObject({ fuel_percent: 40, odometer: { km: 200_000, source: 'samsara' } });
@@ -68,7 +125,9 @@ describe('POST /vehicles/{id}/refresh', () => {
     await settle(t);
     const otherBefore = await healthEvents(other.id);
     expect((await refresh(other.id)).json().data.cascade).toBe(true);
-    await expect.poll(() => healthEvents(other.id), { timeout: 10_000 }).toEqual([...otherBefore, ['status_changed', 'ok']]);
+    await expect
+      .poll(() => healthEvents(other.id), { timeout: 10_000 })
+      .toEqual([...otherBefore, ['status_changed', 'ok']]);
     await workers.close();
   });
 
@@ -94,15 +153,22 @@ describe('POST /vehicles/{id}/refresh', () => {
   it("404 for an unknown vehicle or another company's; 400 for a bad body", async () => {
     const other = await t.createCompany('Other');
     const foreign = await t.createVehicle(other.id);
-    for (const id of [foreign.id, '00000000-0000-4000-8000-000000000000', 'x']) expect((await refresh(id)).statusCode).toBe(404);
+    for (const id of [foreign.id, '00000000-0000-4000-8000-000000000000', 'x'])
+      expect((await refresh(id)).statusCode).toBe(404);
     const truck = await samsaraVehicle();
     expect((await refresh(truck.id, acme.key, { cascade: 'yes' })).statusCode).toBe(400);
     expect((await refresh(truck.id, acme.key, { deep: true })).statusCode).toBe(400);
   });
 
   it('one provider vehicle id maps to one vehicle per connection', async () => {
-    const response = await t.admin('POST', `/companies/${acme.id}/vehicles`, { provider_connection_id: samsaraConnection.id, provider_vehicle_id: 'sam-1' });
+    const response = await t.admin('POST', `/companies/${acme.id}/vehicles`, {
+      provider_connection_id: samsaraConnection.id,
+      provider_vehicle_id: 'sam-1',
+    });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error.details.errors[0]).toEqual({ field: 'provider_vehicle_id', message: 'is already mapped to another vehicle of this connection' });
+    expect(response.json().error.details.errors[0]).toEqual({
+      field: 'provider_vehicle_id',
+      message: 'is already mapped to another vehicle of this connection',
+    });
   });
 });

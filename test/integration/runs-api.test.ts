@@ -7,14 +7,30 @@ let other: { id: string; key: string };
 const runIds: Record<string, string> = {};
 
 const runFields = [
-  'id', 'title', 'description', 'status', 'scheduling_state', 'scheduling_status', 'reference_code', 'created_at',
-  'updated_at', 'appointment', 'appointment_time', 'customer_requested_time', 'customer', 'vehicle', 'items',
+  'id',
+  'title',
+  'description',
+  'status',
+  'scheduling_state',
+  'scheduling_status',
+  'reference_code',
+  'created_at',
+  'updated_at',
+  'appointment',
+  'appointment_time',
+  'customer_requested_time',
+  'customer',
+  'vehicle',
+  'items',
 ];
 
 async function openRun(companyId: string, label: string, extra: Record<string, unknown> = {}): Promise<string> {
   const vehicle = await t.createVehicle(companyId, { name: label, license_plate: `PL-${label}` });
   const response = await t.admin('POST', `/companies/${companyId}/service-requests`, {
-    vehicle_id: vehicle.id, title: `Service ${label}`, items: [{ title: 'Oil change', type: 'service' }], ...extra,
+    vehicle_id: vehicle.id,
+    title: `Service ${label}`,
+    items: [{ title: 'Oil change', type: 'service' }],
+    ...extra,
   });
   expect(response.statusCode).toBe(201);
   return response.json().data.run.id;
@@ -26,13 +42,26 @@ beforeAll(async () => {
   other = await t.createCompany('Other');
   runIds.requested = await openRun(fleet.id, 'requested', {
     description: 'Noise from the front axle',
-    customer: { name: 'Ana Maria Lopez', email: 'ana@example.com', phone: '+1 555 0100', address: { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701' }, display_address: '1 Main St, Springfield, IL 62701' },
-    preferred_start: '2026-12-01T08:00:00Z', preferred_end: '2026-12-01T12:00:00Z',
+    customer: {
+      name: 'Ana Maria Lopez',
+      email: 'ana@example.com',
+      phone: '+1 555 0100',
+      address: { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701' },
+      display_address: '1 Main St, Springfield, IL 62701',
+    },
+    preferred_start: '2026-12-01T08:00:00Z',
+    preferred_end: '2026-12-01T12:00:00Z',
   });
   runIds.proposed = await openRun(fleet.id, 'proposed');
-  await t.admin('POST', `/runs/${runIds.proposed}/propose`, { start: '2026-12-02T09:00:00Z', end: '2026-12-02T10:00:00Z' });
+  await t.admin('POST', `/runs/${runIds.proposed}/propose`, {
+    start: '2026-12-02T09:00:00Z',
+    end: '2026-12-02T10:00:00Z',
+  });
   runIds.confirmed = await openRun(fleet.id, 'confirmed');
-  await t.admin('POST', `/runs/${runIds.confirmed}/confirm`, { start: '2026-12-03T09:00:00Z', end: '2026-12-03T10:00:00Z' });
+  await t.admin('POST', `/runs/${runIds.confirmed}/confirm`, {
+    start: '2026-12-03T09:00:00Z',
+    end: '2026-12-03T10:00:00Z',
+  });
   runIds.cancelled = await openRun(fleet.id, 'cancelled');
   await t.admin('POST', `/runs/${runIds.cancelled}/cancel`);
   runIds.completed = await openRun(fleet.id, 'completed');
@@ -58,13 +87,28 @@ describe('GET /runs/{id}', () => {
     const run = response.json().data;
     expect(Object.keys(run).sort()).toEqual([...runFields].sort());
     expect(run).toMatchObject({
-      id: runIds.requested, title: 'Service requested', description: 'Noise from the front axle', status: 'open',
-      scheduling_state: 'requested', scheduling_status: 'pending',
-      appointment: { preferred_start: '2026-12-01T08:00:00.000Z', preferred_end: '2026-12-01T12:00:00.000Z', start: null, end: null, confirmed_at: null },
-      customer_requested_time: { preferred_start: '2026-12-01T08:00:00.000Z', preferred_end: '2026-12-01T12:00:00.000Z' },
+      id: runIds.requested,
+      title: 'Service requested',
+      description: 'Noise from the front axle',
+      status: 'open',
+      scheduling_state: 'requested',
+      scheduling_status: 'pending',
+      appointment: {
+        preferred_start: '2026-12-01T08:00:00.000Z',
+        preferred_end: '2026-12-01T12:00:00.000Z',
+        start: null,
+        end: null,
+        confirmed_at: null,
+      },
+      customer_requested_time: {
+        preferred_start: '2026-12-01T08:00:00.000Z',
+        preferred_end: '2026-12-01T12:00:00.000Z',
+      },
       appointment_time: null,
       customer: {
-        name: 'Ana Maria Lopez', email: 'ana@example.com', phone: '+1 555 0100',
+        name: 'Ana Maria Lopez',
+        email: 'ana@example.com',
+        phone: '+1 555 0100',
         address: { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701' },
         display_address: '1 Main St, Springfield, IL 62701',
       },
@@ -76,7 +120,10 @@ describe('GET /runs/{id}', () => {
 
   it('computes the deprecated scheduling_status from scheduling_state', async () => {
     const expected: Record<string, [string, string | null]> = {
-      requested: ['requested', 'pending'], proposed: ['proposed', 'proposed'], confirmed: ['confirmed', 'confirmed'], cancelled: ['cancelled', null],
+      requested: ['requested', 'pending'],
+      proposed: ['proposed', 'proposed'],
+      confirmed: ['confirmed', 'confirmed'],
+      cancelled: ['cancelled', null],
     };
     for (const [label, [state, status]] of Object.entries(expected)) {
       const run = (await t.api('GET', `/runs/${runIds[label]}`, fleet.key)).json().data;
@@ -94,7 +141,7 @@ describe('GET /runs/{id}', () => {
 });
 
 describe('GET /runs', () => {
-  it('lists the caller\'s runs newest activity first, with meta.total', async () => {
+  it("lists the caller's runs newest activity first, with meta.total", async () => {
     const body = await list();
     expect(body.data.map((r: { id: string }) => r.id)).not.toContain(runIds.foreign);
     expect(body.meta).toMatchObject({ limit: 50, offset: 0, total: 7, version: '1.0.0' });
@@ -106,7 +153,9 @@ describe('GET /runs', () => {
   it('filters by status and scheduling_state', async () => {
     expect((await list('?status=completed')).data.map((r: { id: string }) => r.id)).toEqual([runIds.completed]);
     expect((await list('?status=in_progress')).data.map((r: { id: string }) => r.id)).toEqual([runIds.inProgress]);
-    expect((await list('?scheduling_state=confirmed')).data.map((r: { id: string }) => r.id)).toEqual([runIds.confirmed]);
+    expect((await list('?scheduling_state=confirmed')).data.map((r: { id: string }) => r.id)).toEqual([
+      runIds.confirmed,
+    ]);
     const cancelled = (await list('?scheduling_state=cancelled')).data.map((r: { id: string }) => r.id).sort();
     expect(cancelled).toEqual([runIds.cancelled, runIds.dismissed].sort());
     expect((await list('?status=open&scheduling_state=proposed')).meta.total).toBe(1);
@@ -116,10 +165,18 @@ describe('GET /runs', () => {
     const requested = (await list('?scheduling_state=requested')).data.map((r: { id: string }) => r.id);
     expect(requested.length).toBeGreaterThan(0);
     expect((await list('?scheduling_status=pending')).data.map((r: { id: string }) => r.id)).toEqual(requested);
-    expect((await list('?scheduling_status=same_day_requested')).data.map((r: { id: string }) => r.id)).toEqual(requested);
-    expect((await list('?scheduling_status=proposed')).data.map((r: { id: string }) => r.id)).toEqual([runIds.proposed]);
-    expect((await list('?scheduling_status=confirmed')).data.map((r: { id: string }) => r.id)).toEqual([runIds.confirmed]);
-    expect((await list('?scheduling_status=pending&scheduling_state=requested')).data.map((r: { id: string }) => r.id)).toEqual(requested);
+    expect((await list('?scheduling_status=same_day_requested')).data.map((r: { id: string }) => r.id)).toEqual(
+      requested,
+    );
+    expect((await list('?scheduling_status=proposed')).data.map((r: { id: string }) => r.id)).toEqual([
+      runIds.proposed,
+    ]);
+    expect((await list('?scheduling_status=confirmed')).data.map((r: { id: string }) => r.id)).toEqual([
+      runIds.confirmed,
+    ]);
+    expect(
+      (await list('?scheduling_status=pending&scheduling_state=requested')).data.map((r: { id: string }) => r.id),
+    ).toEqual(requested);
     const contradiction = await t.api('GET', '/runs?scheduling_status=pending&scheduling_state=confirmed', fleet.key);
     expect(contradiction.statusCode).toBe(400);
     expect(contradiction.json().error.details.errors[0].field).toBe('scheduling_status');
@@ -127,7 +184,9 @@ describe('GET /runs', () => {
 
   it('pages newest-first through every offset without gaps or repeats, with a stable tie-break', async () => {
     // Two runs share one updated_at: the id breaks the tie the same way on every page.
-    await t.pool.query(`UPDATE runs SET updated_at = '2026-11-20T10:00:00Z' WHERE id = ANY($1)`, [[runIds.proposed, runIds.confirmed]]);
+    await t.pool.query(`UPDATE runs SET updated_at = '2026-11-20T10:00:00Z' WHERE id = ANY($1)`, [
+      [runIds.proposed, runIds.confirmed],
+    ]);
     const full = (await list('?limit=200')).data.map((r: { id: string }) => r.id);
     for (const limit of [1, 2, 3, 4]) {
       const paged: string[] = [];
@@ -142,7 +201,10 @@ describe('GET /runs', () => {
 
   it('updated_since is inclusive and combines with paging', async () => {
     await t.pool.query(`UPDATE runs SET updated_at = '2026-11-21T10:00:00.500Z' WHERE id = $1`, [runIds.completed]);
-    await t.pool.query(`UPDATE runs SET updated_at = '2026-11-19T00:00:00Z' WHERE company_id = $1 AND id <> $2`, [fleet.id, runIds.completed]);
+    await t.pool.query(`UPDATE runs SET updated_at = '2026-11-19T00:00:00Z' WHERE company_id = $1 AND id <> $2`, [
+      fleet.id,
+      runIds.completed,
+    ]);
     const cursor = '2026-11-21T10:00:00.500Z';
     const body = await list(`?updated_since=${cursor}`);
     expect(body.data.map((r: { id: string }) => r.id)).toEqual([runIds.completed]);
@@ -153,15 +215,26 @@ describe('GET /runs', () => {
 
   it('answers 400 INVALID_REQUEST naming each bad parameter', async () => {
     const cases: Array<[string, string]> = [
-      ['status=closed', 'status'], ['scheduling_state=pending', 'scheduling_state'], ['scheduling_status=cancelled', 'scheduling_status'],
-      ['limit=0', 'limit'], ['limit=201', 'limit'], ['limit=1.5', 'limit'], ['offset=-1', 'offset'], ['offset=x', 'offset'],
-      ['updated_since=2026-13-45T00:00:00Z', 'updated_since'], ['updated_since=2016-12-31T23:59:60Z', 'updated_since'], ['sort=asc', 'sort'],
+      ['status=closed', 'status'],
+      ['scheduling_state=pending', 'scheduling_state'],
+      ['scheduling_status=cancelled', 'scheduling_status'],
+      ['limit=0', 'limit'],
+      ['limit=201', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['offset=-1', 'offset'],
+      ['offset=x', 'offset'],
+      ['updated_since=2026-13-45T00:00:00Z', 'updated_since'],
+      ['updated_since=2016-12-31T23:59:60Z', 'updated_since'],
+      ['sort=asc', 'sort'],
     ];
     for (const [query, field] of cases) {
       const response = await t.api('GET', `/runs?${query}`, fleet.key);
       expect(response.statusCode, query).toBe(400);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST' } });
-      expect(response.json().error.details.errors.map((e: { field: string }) => e.field), query).toContain(field);
+      expect(
+        response.json().error.details.errors.map((e: { field: string }) => e.field),
+        query,
+      ).toContain(field);
     }
   });
 });

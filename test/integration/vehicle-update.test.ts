@@ -40,10 +40,20 @@ describe('PUT /vehicles/{id}', () => {
     const response = await put(vehicle.id, { odometer_miles: 12_345.6 });
     expect(response.statusCode).toBe(200);
     const data = response.json().data;
-    expect(data.signals.odometer).toEqual({ km: 19_868.32, miles: 12_345.6, as_of: clock.toISOString(), source: 'manual' });
+    expect(data.signals.odometer).toEqual({
+      km: 19_868.32,
+      miles: 12_345.6,
+      as_of: clock.toISOString(),
+      source: 'manual',
+    });
     expect(data.as_of).toBe(clock.toISOString());
-    const { rows } = await t.pool.query(`SELECT signal, value_num, source, recorded_at FROM readings WHERE vehicle_id = $1`, [vehicle.id]);
-    expect(rows).toEqual([{ signal: 'odometer_km', value_num: 12_345.6 * 1.609344, source: 'manual', recorded_at: clock }]);
+    const { rows } = await t.pool.query(
+      `SELECT signal, value_num, source, recorded_at FROM readings WHERE vehicle_id = $1`,
+      [vehicle.id],
+    );
+    expect(rows).toEqual([
+      { signal: 'odometer_km', value_num: 12_345.6 * 1.609344, source: 'manual', recorded_at: clock },
+    ]);
     expect((await t.api('GET', `/vehicles/${vehicle.id}`, acme.key)).json().data.signals.odometer.miles).toBe(12_345.6);
   });
 
@@ -73,10 +83,16 @@ describe('PUT /vehicles/{id}', () => {
     );
     const refused = await put(vehicle.id, { odometer_miles: 5_000 });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json().error).toMatchObject({ code: 'ODOMETER_CONFLICT', details: { reason: 'provider_ecu_current' } });
+    expect(refused.json().error).toMatchObject({
+      code: 'ODOMETER_CONFLICT',
+      details: { reason: 'provider_ecu_current' },
+    });
 
     clock = new Date(ecuAt.getTime() + 8 * 24 * 3600_000);
-    await t.pool.query(`UPDATE vehicles SET link_broken = $2 WHERE id = $1`, [vehicle.id, { reason: 'stale', since: ecuAt.toISOString(), tracker_km: null }]);
+    await t.pool.query(`UPDATE vehicles SET link_broken = $2 WHERE id = $1`, [
+      vehicle.id,
+      { reason: 'stale', since: ecuAt.toISOString(), tracker_km: null },
+    ]);
     const accepted = await put(vehicle.id, { odometer_miles: 5_000 });
     expect(accepted.statusCode).toBe(200);
     expect(accepted.json().data.signals.odometer).toMatchObject({ miles: 5_000, source: 'manual' });
@@ -84,7 +100,12 @@ describe('PUT /vehicles/{id}', () => {
 
   it('400 for any field other than license_plate, name and odometer_miles', async () => {
     const vehicle = await t.createVehicle(acme.id);
-    for (const body of [{ vin: '1HGCM82633A004352' }, { name: 'ok', make: 'Ford' }, { odometer_km: 5 }, { health: {} }]) {
+    for (const body of [
+      { vin: '1HGCM82633A004352' },
+      { name: 'ok', make: 'Ford' },
+      { odometer_km: 5 },
+      { health: {} },
+    ]) {
       const response = await put(vehicle.id, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.code).toBe('INVALID_REQUEST');
@@ -104,15 +125,23 @@ describe('PUT /vehicles/{id}', () => {
   it('400 for validation errors: wrong types, negative odometer, overlong text, non-object body', async () => {
     const vehicle = await t.createVehicle(acme.id);
     const cases: Array<[unknown, string]> = [
-      [{ odometer_miles: '12' }, 'odometer_miles'], [{ odometer_miles: -1 }, 'odometer_miles'],
-      [{ name: 42 }, 'name'], [{ license_plate: 'x'.repeat(33) }, 'license_plate'], [[1, 2], 'body'],
+      [{ odometer_miles: '12' }, 'odometer_miles'],
+      [{ odometer_miles: -1 }, 'odometer_miles'],
+      [{ name: 42 }, 'name'],
+      [{ license_plate: 'x'.repeat(33) }, 'license_plate'],
+      [[1, 2], 'body'],
     ];
     for (const [body, field] of cases) {
       const response = await put(vehicle.id, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.details.errors.map((e: { field: string }) => e.field)).toContain(field);
     }
-    const malformed = await t.app.inject({ method: 'PUT', url: `/api/v1/vehicles/${vehicle.id}`, headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'application/json' }, payload: '{"name":' });
+    const malformed = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/vehicles/${vehicle.id}`,
+      headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().error.code).toBe('INVALID_REQUEST');
   });
@@ -131,7 +160,8 @@ describe('PUT /vehicles/{id}', () => {
     blocker.release();
     const late = (await waiting).json().data;
     expect(Date.parse(late.updated_at)).toBeGreaterThan(Date.parse(committed.updated_at));
-    const polled = (await t.api('GET', `/vehicles?updated_since=${committed.updated_at}&limit=200`, acme.key)).json().data;
+    const polled = (await t.api('GET', `/vehicles?updated_since=${committed.updated_at}&limit=200`, acme.key)).json()
+      .data;
     expect(polled.map((v: { name: string }) => v.name)).toContain('A2');
   });
 

@@ -12,19 +12,42 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const vehicleFields = ['id', 'name', 'license_plate', 'vin', 'make', 'model', 'year', 'telematics_provider', 'as_of', 'updated_at', 'health', 'signals', 'link_broken'];
+const vehicleFields = [
+  'id',
+  'name',
+  'license_plate',
+  'vin',
+  'make',
+  'model',
+  'year',
+  'telematics_provider',
+  'as_of',
+  'updated_at',
+  'health',
+  'signals',
+  'link_broken',
+];
 
 describe('GET /vehicles/{id}', () => {
   it('returns every Vehicle field of the spec in the envelope', async () => {
-    const created = await t.createVehicle(acme.id, { name: 'Truck 12', telematics_provider: 'samsara', provider_vehicle_id: '281474977075805' });
+    const created = await t.createVehicle(acme.id, {
+      name: 'Truck 12',
+      telematics_provider: 'samsara',
+      provider_vehicle_id: '281474977075805',
+    });
     const response = await t.api('GET', `/vehicles/${created.id}`, acme.key);
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body.success).toBe(true);
     expect(Object.keys(body.data).sort()).toEqual([...vehicleFields].sort());
     expect(body.data).toMatchObject({
-      id: created.id, name: 'Truck 12', vin: '1HGCM82633A004352', telematics_provider: 'samsara', as_of: null,
-      health: { status: 'unknown', alerts: [] }, signals: {},
+      id: created.id,
+      name: 'Truck 12',
+      vin: '1HGCM82633A004352',
+      telematics_provider: 'samsara',
+      as_of: null,
+      health: { status: 'unknown', alerts: [] },
+      signals: {},
       link_broken: { reason: 'no_reading', since: null, tracker_km: null },
     });
     expect(body.meta).toMatchObject({ version: '1.0.0', limit: null, offset: null, total: null });
@@ -43,7 +66,10 @@ describe('GET /vehicles/{id}', () => {
     for (const id of [foreign.id, retired.id, '6f1c1a3e-0000-4000-8000-000000000000', 'not-a-uuid', "1' OR '1'='1"]) {
       const response = await t.api('GET', `/vehicles/${encodeURIComponent(id)}`, acme.key);
       expect(response.statusCode, id).toBe(404);
-      expect(response.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND', message: 'vehicle not found' } });
+      expect(response.json()).toMatchObject({
+        success: false,
+        error: { code: 'NOT_FOUND', message: 'vehicle not found' },
+      });
     }
   });
 });
@@ -56,8 +82,17 @@ describe('GET /vehicles', () => {
     fleet = await t.createCompany('Paging Fleet');
     for (let i = 0; i < 7; i++) ids.push((await t.createVehicle(fleet.id, { name: `V${i}` })).id);
     // Deterministic activity times, with a tie between V2 and V3 to exercise the id tie-break.
-    const times = ['2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z', '2026-11-03T00:00:00Z', '2026-11-03T00:00:00Z', '2026-11-04T00:00:00Z', '2026-11-05T00:00:00.250Z', '2026-11-06T00:00:00Z'];
-    for (const [i, time] of times.entries()) await t.pool.query('UPDATE vehicles SET updated_at = $2 WHERE id = $1', [ids[i], time]);
+    const times = [
+      '2026-11-01T00:00:00Z',
+      '2026-11-02T00:00:00Z',
+      '2026-11-03T00:00:00Z',
+      '2026-11-03T00:00:00Z',
+      '2026-11-04T00:00:00Z',
+      '2026-11-05T00:00:00.250Z',
+      '2026-11-06T00:00:00Z',
+    ];
+    for (const [i, time] of times.entries())
+      await t.pool.query('UPDATE vehicles SET updated_at = $2 WHERE id = $1', [ids[i], time]);
     const retired = await t.createVehicle(fleet.id, { name: 'retired' });
     await t.admin('DELETE', `/vehicles/${retired.id}`);
   });
@@ -69,7 +104,10 @@ describe('GET /vehicles', () => {
   }
 
   it('lists only active vehicles of the caller, newest activity first with a stable id tie-break', async () => {
-    const { rows } = await t.pool.query(`SELECT id FROM vehicles WHERE company_id = $1 AND active ORDER BY updated_at DESC, id DESC`, [fleet.id]);
+    const { rows } = await t.pool.query(
+      `SELECT id FROM vehicles WHERE company_id = $1 AND active ORDER BY updated_at DESC, id DESC`,
+      [fleet.id],
+    );
     const listed = await all('?limit=200');
     expect(listed.map((v) => v.id)).toEqual(rows.map((r) => r.id));
     expect(listed).toHaveLength(7);
@@ -94,36 +132,55 @@ describe('GET /vehicles', () => {
     expect(listed.map((v) => v.name)).toEqual(['V6', 'V5']);
     expect((await all('?updated_since=2026-11-05T00:00:00.251Z')).map((v) => v.name)).toEqual(['V6']);
     // The same instant written with an offset.
-    expect((await all(`?updated_since=${encodeURIComponent('2026-11-05T01:00:00.250+01:00')}`)).map((v) => v.name)).toEqual(['V6', 'V5']);
+    expect(
+      (await all(`?updated_since=${encodeURIComponent('2026-11-05T01:00:00.250+01:00')}`)).map((v) => v.name),
+    ).toEqual(['V6', 'V5']);
     // The updated_at a client saw, passed back as the cursor, returns that record again.
     const newest = listed[1];
     expect((await all(`?updated_since=${newest.updated_at}`)).map((v) => v.id)).toContain(newest.id);
   });
 
   it('include_total adds meta.total; without it total is null', async () => {
-    const withTotal = (await t.api('GET', '/vehicles?include_total=true&limit=2&updated_since=2026-11-03T00:00:00Z', fleet.key)).json();
+    const withTotal = (
+      await t.api('GET', '/vehicles?include_total=true&limit=2&updated_since=2026-11-03T00:00:00Z', fleet.key)
+    ).json();
     expect(withTotal.meta).toMatchObject({ total: 5, limit: 2, offset: 0 });
     expect(withTotal.data).toHaveLength(2);
-    expect((await t.api('GET', '/vehicles', fleet.key)).json().meta).toMatchObject({ total: null, limit: 50, offset: 0 });
+    expect((await t.api('GET', '/vehicles', fleet.key)).json().meta).toMatchObject({
+      total: null,
+      limit: 50,
+      offset: 0,
+    });
   });
 
-  it('never lists another company\'s vehicles', async () => {
-    const foreignIds = new Set((await t.api('GET', '/vehicles?limit=200', acme.key)).json().data.map((v: { id: string }) => v.id));
+  it("never lists another company's vehicles", async () => {
+    const foreignIds = new Set(
+      (await t.api('GET', '/vehicles?limit=200', acme.key)).json().data.map((v: { id: string }) => v.id),
+    );
     for (const id of ids) expect(foreignIds.has(id)).toBe(false);
   });
 
   it('answers 400 INVALID_REQUEST with the field for each bad query parameter', async () => {
     const cases: Array<[string, string]> = [
-      ['limit=0', 'limit'], ['limit=201', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'],
-      ['updated_since=yesterday', 'updated_since'], ['updated_since=2026-11-01', 'updated_since'],
-      ['include_total=maybe', 'include_total'], ['colour=red', 'colour'], ['updated_since=2016-12-31T23:59:60Z', 'updated_since'],
+      ['limit=0', 'limit'],
+      ['limit=201', 'limit'],
+      ['limit=abc', 'limit'],
+      ['offset=-1', 'offset'],
+      ['updated_since=yesterday', 'updated_since'],
+      ['updated_since=2026-11-01', 'updated_since'],
+      ['include_total=maybe', 'include_total'],
+      ['colour=red', 'colour'],
+      ['updated_since=2016-12-31T23:59:60Z', 'updated_since'],
     ];
     for (const [query, field] of cases) {
       const response = await t.api('GET', `/vehicles?${query}`, fleet.key);
       expect(response.statusCode, query).toBe(400);
       const body = response.json();
       expect(body.error.code).toBe('INVALID_REQUEST');
-      expect(body.error.details.errors.map((e: { field: string }) => e.field), query).toContain(field);
+      expect(
+        body.error.details.errors.map((e: { field: string }) => e.field),
+        query,
+      ).toContain(field);
     }
   });
 });

@@ -25,10 +25,19 @@ async function subscribe(path: string, events: string[], key = acme.key) {
   return response.json().data as { id: string; signing_secret: string; url: string };
 }
 
-const allKinds = ['run.created', 'run.appointment_updated', 'run.appointment_confirmed', 'run.appointment_cancelled', 'run.completed', 'run.dispatch_proposed'];
+const allKinds = [
+  'run.created',
+  'run.appointment_updated',
+  'run.appointment_confirmed',
+  'run.appointment_cancelled',
+  'run.completed',
+  'run.dispatch_proposed',
+];
 
 async function receivedAt(path: string, count: number, timeout = 10_000) {
-  await expect.poll(() => receiver.received.filter((r) => r.path === path).length, { timeout }).toBeGreaterThanOrEqual(count);
+  await expect
+    .poll(() => receiver.received.filter((r) => r.path === path).length, { timeout })
+    .toBeGreaterThanOrEqual(count);
   // Nothing more arrives shortly after (each event once per subscription).
   await new Promise((resolve) => setTimeout(resolve, 300));
   return receiver.received.filter((r) => r.path === path);
@@ -36,11 +45,27 @@ async function receivedAt(path: string, count: number, timeout = 10_000) {
 
 async function newRun(extra: Record<string, unknown> = {}) {
   const vehicle = await t.createVehicle(acme.id, {
-    home_location: { name: 'North yard', street_1: '9 Depot Rd', city: 'Joliet', state: 'IL', postal_code: '60431', country: 'US', latitude: 41.52, longitude: -88.08 },
+    home_location: {
+      name: 'North yard',
+      street_1: '9 Depot Rd',
+      city: 'Joliet',
+      state: 'IL',
+      postal_code: '60431',
+      country: 'US',
+      latitude: 41.52,
+      longitude: -88.08,
+    },
   });
   const response = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
-    vehicle_id: vehicle.id, title: 'Brakes squeal', items: [{ title: 'Brake inspection', type: 'brake_inspection' }],
-    customer: { name: 'Ana Maria Lopez', email: 'ana@example.com', phone: '+1 555 0100', display_address: '1 Main St, Springfield, IL 62701' },
+    vehicle_id: vehicle.id,
+    title: 'Brakes squeal',
+    items: [{ title: 'Brake inspection', type: 'brake_inspection' }],
+    customer: {
+      name: 'Ana Maria Lopez',
+      email: 'ana@example.com',
+      phone: '+1 555 0100',
+      display_address: '1 Main St, Springfield, IL 62701',
+    },
     ...extra,
   });
   expect(response.statusCode).toBe(201);
@@ -52,9 +77,18 @@ describe('subscriptions', () => {
     const created = await subscribe('/once', ['run.created']);
     expect(created.signing_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const fetched = (await t.api('GET', `/webhook-subscriptions/${created.id}`, acme.key)).json().data;
-    expect(fetched).toEqual({ id: created.id, url: `${receiver.url}/once`, events: ['run.created'], created_at: expect.any(String) });
-    expect(JSON.stringify((await t.api('GET', '/webhook-subscriptions', acme.key)).json())).not.toContain(created.signing_secret);
-    const { rows } = await t.pool.query(`SELECT secret_ciphertext FROM webhook_subscriptions WHERE id = $1`, [created.id]);
+    expect(fetched).toEqual({
+      id: created.id,
+      url: `${receiver.url}/once`,
+      events: ['run.created'],
+      created_at: expect.any(String),
+    });
+    expect(JSON.stringify((await t.api('GET', '/webhook-subscriptions', acme.key)).json())).not.toContain(
+      created.signing_secret,
+    );
+    const { rows } = await t.pool.query(`SELECT secret_ciphertext FROM webhook_subscriptions WHERE id = $1`, [
+      created.id,
+    ]);
     expect(rows[0].secret_ciphertext.includes(Buffer.from(created.signing_secret))).toBe(false);
 
     const bad: Array<[unknown, string]> = [
@@ -80,7 +114,9 @@ describe('subscriptions', () => {
     expect((await t.api('GET', `/webhook-subscriptions/${foreign.id}`, acme.key)).statusCode).toBe(404);
     expect((await t.api('DELETE', `/webhook-subscriptions/${foreign.id}`, acme.key)).statusCode).toBe(404);
     expect((await t.api('GET', `/webhook-subscriptions/${foreign.id}/deliveries`, acme.key)).statusCode).toBe(404);
-    expect((await t.api('GET', '/webhook-subscriptions', acme.key)).json().data.map((s: { id: string }) => s.id)).not.toContain(foreign.id);
+    expect(
+      (await t.api('GET', '/webhook-subscriptions', acme.key)).json().data.map((s: { id: string }) => s.id),
+    ).not.toContain(foreign.id);
     const gone = await subscribe('/deleted', ['run.created']);
     expect((await t.api('DELETE', `/webhook-subscriptions/${gone.id}`, acme.key)).statusCode).toBe(200);
     await newRun();
@@ -92,7 +128,13 @@ describe('subscriptions', () => {
 describe('run events', () => {
   it('delivers every kind with its trigger, signed over the exact bytes, in the WebhookRun shape', async () => {
     const all = await subscribe('/all', allKinds);
-    await t.admin('POST', `/companies/${acme.id}/roster`, { type: 'shop', name: 'Joliet Brakes', skills: ['brake_inspection'], latitude: 41.53, longitude: -88.09 });
+    await t.admin('POST', `/companies/${acme.id}/roster`, {
+      type: 'shop',
+      name: 'Joliet Brakes',
+      skills: ['brake_inspection'],
+      latitude: 41.53,
+      longitude: -88.09,
+    });
     const { runId } = await newRun();
     const created = await receivedAt('/all', 2);
     expect(created.map((r) => r.json.event).sort()).toEqual(['run.created', 'run.dispatch_proposed']);
@@ -110,40 +152,91 @@ describe('run events', () => {
     // Deliveries run in parallel, so arrival order is not event order: sort by the event's time.
     const byTime = [...deliveries].sort((a, b) => a.json.timestamp.localeCompare(b.json.timestamp));
     const forRun = byTime.filter((r) => r.json.data.id === runId).map((r) => r.json.event);
-    expect(forRun).toEqual(['run.created', 'run.dispatch_proposed', 'run.appointment_updated', 'run.appointment_confirmed', 'run.completed', 'run.completed']);
-    expect(deliveries.filter((r) => r.json.data.id === cancelledRun).map((r) => r.json.event)).toContain('run.appointment_cancelled');
+    expect(forRun).toEqual([
+      'run.created',
+      'run.dispatch_proposed',
+      'run.appointment_updated',
+      'run.appointment_confirmed',
+      'run.completed',
+      'run.completed',
+    ]);
+    expect(deliveries.filter((r) => r.json.data.id === cancelledRun).map((r) => r.json.event)).toContain(
+      'run.appointment_cancelled',
+    );
 
     for (const delivery of deliveries) {
       const header = delivery.headers['service-signature'] as string;
       expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(verifyServiceSignature(header, delivery.rawBody, all.signing_secret)).toMatchObject({ ok: true });
-      expect(verifyServiceSignature(header, delivery.rawBody, 'whsec_wrong')).toMatchObject({ ok: false, reason: 'mismatch' });
+      expect(verifyServiceSignature(header, delivery.rawBody, 'whsec_wrong')).toMatchObject({
+        ok: false,
+        reason: 'mismatch',
+      });
     }
     const completions = deliveries.filter((r) => r.json.event === 'run.completed' && r.json.data.id === runId);
     expect(new Set(completions.map((r) => r.json.event_id)).size).toBe(2);
 
     const envelope = deliveries.find((r) => r.json.event === 'run.appointment_confirmed')!.json;
-    expect(envelope).toMatchObject({ api_version: '2026-11-01', event_id: expect.stringMatching(/^[0-9a-f-]{36}$/), timestamp: expect.any(String) });
+    expect(envelope).toMatchObject({
+      api_version: '2026-11-01',
+      event_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      timestamp: expect.any(String),
+    });
     const publicRun = (await t.api('GET', `/runs/${runId}`, acme.key)).json().data;
-    for (const field of ['id', 'title', 'description', 'status', 'scheduling_state', 'scheduling_status', 'reference_code', 'created_at', 'appointment_time', 'customer_requested_time', 'vehicle', 'items']) {
+    for (const field of [
+      'id',
+      'title',
+      'description',
+      'status',
+      'scheduling_state',
+      'scheduling_status',
+      'reference_code',
+      'created_at',
+      'appointment_time',
+      'customer_requested_time',
+      'vehicle',
+      'items',
+    ]) {
       expect(envelope.data, field).toHaveProperty(field);
     }
     expect(envelope.data).toMatchObject({
-      id: runId, scheduling_state: 'confirmed', scheduling_status: 'confirmed', reference_code: publicRun.reference_code,
+      id: runId,
+      scheduling_state: 'confirmed',
+      scheduling_status: 'confirmed',
+      reference_code: publicRun.reference_code,
       appointment: { start: '2026-12-05T09:00:00.000Z', end: '2026-12-05T11:00:00.000Z', external_id: runId },
       owner_company: { id: acme.id, name: 'Acme Fleet', external_ids: { shopmonkey: 'cus_42' } },
-      customer: { name: 'Ana Maria Lopez', first_name: 'Ana', last_name: 'Maria Lopez', id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
-      service_location: { source: 'vehicle_home', name: 'North yard', street_1: '9 Depot Rd', city: 'Joliet', state: 'IL', postal_code: '60431', country: 'US', display_address: '9 Depot Rd, Joliet, IL 60431' },
+      customer: {
+        name: 'Ana Maria Lopez',
+        first_name: 'Ana',
+        last_name: 'Maria Lopez',
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+      service_location: {
+        source: 'vehicle_home',
+        name: 'North yard',
+        street_1: '9 Depot Rd',
+        city: 'Joliet',
+        state: 'IL',
+        postal_code: '60431',
+        country: 'US',
+        display_address: '9 Depot Rd, Joliet, IL 60431',
+      },
       dispatch_proposal: { assignee: { type: 'shop', name: 'Joliet Brakes' } },
     });
-    expect(envelope.data.items).toEqual([{ title: 'Brake inspection', description: null, status: 'pending', type: 'brake_inspection' }]);
+    expect(envelope.data.items).toEqual([
+      { title: 'Brake inspection', description: null, status: 'pending', type: 'brake_inspection' },
+    ]);
   });
 
   it('a folded request emits no run.created; subscriptions get only their kinds', async () => {
     await subscribe('/completed-only', ['run.completed']);
     await subscribe('/created', ['run.created']);
     const { vehicleId, runId } = await newRun();
-    const folded = await t.admin('POST', `/companies/${acme.id}/service-requests`, { vehicle_id: vehicleId, items: [{ title: 'Oil change', type: 'oil_change' }] });
+    const folded = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
+      vehicle_id: vehicleId,
+      items: [{ title: 'Oil change', type: 'oil_change' }],
+    });
     expect(folded.statusCode, folded.body).toBe(200);
     expect(folded.json().data.folded).toBe(true);
     await t.admin('POST', `/runs/${runId}/complete`);
@@ -159,15 +252,30 @@ describe('run events', () => {
     const response = await t.api('POST', `/webhook-subscriptions/${tested.id}/test`, acme.key);
     expect(response.statusCode).toBe(202);
     const [delivery] = await receivedAt('/tested', 1);
-    expect(delivery!.json).toMatchObject({ event: 'webhook.test', event_id: response.json().data.event_id, data: { reference_code: 'R-TEST0000', owner_company: { id: acme.id } } });
-    expect(Object.keys(delivery!.json.data)).toEqual(expect.arrayContaining(['service_location', 'customer', 'appointment', 'items']));
-    expect(verifyServiceSignature(delivery!.headers['service-signature'] as string, delivery!.rawBody, tested.signing_secret).ok).toBe(true);
+    expect(delivery!.json).toMatchObject({
+      event: 'webhook.test',
+      event_id: response.json().data.event_id,
+      data: { reference_code: 'R-TEST0000', owner_company: { id: acme.id } },
+    });
+    expect(Object.keys(delivery!.json.data)).toEqual(
+      expect.arrayContaining(['service_location', 'customer', 'appointment', 'items']),
+    );
+    expect(
+      verifyServiceSignature(delivery!.headers['service-signature'] as string, delivery!.rawBody, tested.signing_secret)
+        .ok,
+    ).toBe(true);
   });
 });
 
 describe('one attempt, whatever happens', () => {
   async function attemptsOf(subscriptionId: string) {
-    await expect.poll(async () => (await t.api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`, acme.key)).json().data[0]?.status, { timeout: 10_000 }).toMatch(/^(succeeded|failed)$/);
+    await expect
+      .poll(
+        async () =>
+          (await t.api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`, acme.key)).json().data[0]?.status,
+        { timeout: 10_000 },
+      )
+      .toMatch(/^(succeeded|failed)$/);
     return (await t.api('GET', `/webhook-subscriptions/${subscriptionId}/deliveries`, acme.key)).json().data;
   }
 
@@ -178,12 +286,22 @@ describe('one attempt, whatever happens', () => {
     const failing = await subscribe('/fails', ['run.created']);
     const slow = await subscribe('/slow', ['run.created']);
     const moved = await subscribe('/moved', ['run.created']);
-    const refused = await t.api('POST', '/webhook-subscriptions', acme.key, { url: 'http://127.0.0.1:9/closed', events: ['run.created'] });
+    const refused = await t.api('POST', '/webhook-subscriptions', acme.key, {
+      url: 'http://127.0.0.1:9/closed',
+      events: ['run.created'],
+    });
     const refusedId = refused.json().data.id;
-    for (const s of [failing.id, slow.id, moved.id, refusedId]) await t.api('POST', `/webhook-subscriptions/${s}/test`, acme.key);
+    for (const s of [failing.id, slow.id, moved.id, refusedId])
+      await t.api('POST', `/webhook-subscriptions/${s}/test`, acme.key);
 
     const [fail] = await attemptsOf(failing.id);
-    expect(fail).toMatchObject({ event: 'webhook.test', status: 'failed', attempts: [{ attempt_number: 1, response_status: 500, error_code: 'http_status', response_excerpt: 'upstream exploded' }] });
+    expect(fail).toMatchObject({
+      event: 'webhook.test',
+      status: 'failed',
+      attempts: [
+        { attempt_number: 1, response_status: 500, error_code: 'http_status', response_excerpt: 'upstream exploded' },
+      ],
+    });
     const [timeout] = await attemptsOf(slow.id);
     expect(timeout.attempts).toHaveLength(1);
     expect(timeout.attempts[0]).toMatchObject({ error_code: 'timeout', response_status: null });
@@ -195,9 +313,13 @@ describe('one attempt, whatever happens', () => {
 
     // Nothing is retried: after waiting, still one request per subscription and the redirect target untouched.
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    for (const path of ['/fails', '/slow', '/moved']) expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
+    for (const path of ['/fails', '/slow', '/moved'])
+      expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
     expect(receiver.received.filter((r) => r.path === '/elsewhere')).toEqual([]);
-    const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.subscription_id = ANY($1)`, [[failing.id, slow.id, moved.id, refusedId]]);
+    const { rows } = await t.pool.query(
+      `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.subscription_id = ANY($1)`,
+      [[failing.id, slow.id, moved.id, refusedId]],
+    );
     expect(rows[0].n).toBe(4);
   });
 });

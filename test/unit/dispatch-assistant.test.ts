@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { haversineKm, proposeDispatch, type DispatchInput, type RosterMember } from '../../src/runs/dispatch-assistant.js';
+import type { RosterMember } from '../../src/domain/run.js';
+import { haversineKm, proposeDispatch, type DispatchInput } from '../../src/runs/dispatch-assistant.js';
 
 const loop = { latitude: 41.8781, longitude: -87.6298 };
 const ohare = { latitude: 41.9742, longitude: -87.9073 };
 
 function member(overrides: Partial<RosterMember> & Pick<RosterMember, 'id'>): RosterMember {
   return {
-    type: 'shop', name: overrides.id, skills: ['oil_change', 'brake_inspection', 'inspection'], latitude: null, longitude: null,
-    capacity: 3, active: true, ...overrides,
+    type: 'shop',
+    name: overrides.id,
+    skills: ['oil_change', 'brake_inspection', 'inspection'],
+    latitude: null,
+    longitude: null,
+    capacity: 3,
+    active: true,
+    ...overrides,
   };
 }
 
@@ -29,7 +36,10 @@ describe('haversineKm', () => {
   });
 
   it('stays finite for antipodal points', () => {
-    expect(haversineKm({ latitude: 0, longitude: 0 }, { latitude: 0, longitude: 180 })).toBeCloseTo(Math.PI * 6371.0088, 3);
+    expect(haversineKm({ latitude: 0, longitude: 0 }, { latitude: 0, longitude: 180 })).toBeCloseTo(
+      Math.PI * 6371.0088,
+      3,
+    );
   });
 });
 
@@ -41,7 +51,12 @@ describe('proposeDispatch', () => {
   it('requires every item type among the skills', () => {
     const roster = [
       member({ id: 'oil-only', skills: ['oil_change'], latitude: loop.latitude, longitude: loop.longitude }),
-      member({ id: 'both', skills: ['brake_inspection', 'oil_change'], latitude: ohare.latitude, longitude: ohare.longitude }),
+      member({
+        id: 'both',
+        skills: ['brake_inspection', 'oil_change'],
+        latitude: ohare.latitude,
+        longitude: ohare.longitude,
+      }),
     ];
     expect(chosen(input({ itemTypes: ['oil_change', 'brake_inspection'], roster }))).toBe('both');
     expect(chosen(input({ itemTypes: ['oil_change'], roster }))).toBe('oil-only');
@@ -115,12 +130,16 @@ describe('proposeDispatch', () => {
   it('breaks distance ties by load share, then name, then id', () => {
     const here = { latitude: 41.88, longitude: -87.63 };
     const at = (id: string, name: string, capacity = 4) => member({ id, name, capacity, ...here });
-    expect(chosen(input({ roster: [at('x', 'Busy', 2), at('y', 'Quiet', 4)], openRunsByAssignee: { x: 1, y: 1 } }))).toBe('y');
+    expect(
+      chosen(input({ roster: [at('x', 'Busy', 2), at('y', 'Quiet', 4)], openRunsByAssignee: { x: 1, y: 1 } })),
+    ).toBe('y');
     expect(chosen(input({ roster: [at('x', 'Bravo'), at('y', 'Alpha')] }))).toBe('y');
     expect(chosen(input({ roster: [at('m2', 'Same'), at('m1', 'Same')] }))).toBe('m1');
     // 30 m apart is the same place at the 0.1 km resolution: the lower load share wins.
     const nextDoor = member({ id: 'next-door', capacity: 4, latitude: 41.88027, longitude: -87.63 });
-    expect(chosen(input({ roster: [at('busy', 'Busy', 4), nextDoor], openRunsByAssignee: { busy: 2, 'next-door': 0 } }))).toBe('next-door');
+    expect(
+      chosen(input({ roster: [at('busy', 'Busy', 4), nextDoor], openRunsByAssignee: { busy: 2, 'next-door': 0 } })),
+    ).toBe('next-door');
   });
 
   it('treats a member with only one coordinate as unlocated', () => {
@@ -132,8 +151,12 @@ describe('proposeDispatch', () => {
   });
 
   it('writes the facts into the reason, with item types sorted and de-duplicated', () => {
-    const roster = [member({ id: 't1', type: 'technician', name: 'Dana Whitfield', latitude: 41.86, longitude: -87.68, capacity: 3 })];
-    const result = proposeDispatch(input({ itemTypes: ['oil_change', 'brake_inspection', 'oil_change'], roster, openRunsByAssignee: { t1: 1 } }));
+    const roster = [
+      member({ id: 't1', type: 'technician', name: 'Dana Whitfield', latitude: 41.86, longitude: -87.68, capacity: 3 }),
+    ];
+    const result = proposeDispatch(
+      input({ itemTypes: ['oil_change', 'brake_inspection', 'oil_change'], roster, openRunsByAssignee: { t1: 1 } }),
+    );
     expect(result).toEqual({
       assignee: { type: 'technician', id: 't1', name: 'Dana Whitfield' },
       reason: 'nearest with brake_inspection, oil_change skills: 4.6 km away, 1 of 3 runs open',

@@ -21,8 +21,8 @@ describe('docker-compose.yml', () => {
   it('has postgres, redis, api and a replicated workers service', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['api', 'postgres', 'redis', 'workers']);
     expect(compose.services.workers.deploy.replicas).toBeGreaterThanOrEqual(2);
-    expect(compose.services.workers.command).toEqual(['node', 'dist/src/main.js', 'worker']);
-    expect(compose.services.api.command).toEqual(['node', 'dist/src/main.js', 'api']);
+    expect(compose.services.workers.command).toEqual(['node', 'dist/server/main.js', 'worker']);
+    expect(compose.services.api.command).toEqual(['node', 'dist/server/main.js', 'api']);
   });
 
   it('runs Redis with AOF and noeviction, as BullMQ requires', () => {
@@ -35,9 +35,12 @@ describe('docker-compose.yml', () => {
     for (const service of ['api', 'workers']) {
       const environment: Record<string, string> = compose.services[service].environment;
       for (const name of Object.keys(environment)) expect(known.has(name), `${service}: ${name}`).toBe(true);
-      for (const required of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'SECRETS_KEY']) expect(environment).toHaveProperty(required);
+      for (const required of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'SECRETS_KEY'])
+        expect(environment).toHaveProperty(required);
       const sample = { ADMIN_TOKEN: 'a'.repeat(32), SECRETS_KEY: 'ab'.repeat(32) };
-      const resolved = Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(String(v), sample)]));
+      const resolved = Object.fromEntries(
+        Object.entries(environment).map(([k, v]) => [k, interpolate(String(v), sample)]),
+      );
       const config = loadConfig(resolved);
       expect(new URL(config.databaseUrl).hostname).toBe('postgres');
       expect(new URL(config.redisUrl).hostname).toBe('redis');

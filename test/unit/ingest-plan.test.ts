@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/domain/sample.js';
 import { mergePlans, planIngest } from '../../src/ingest/ingest-plan.js';
 
-const receivedAt = new Date('2026-05-04T14:05:00Z');
 const at = (minute: number) => new Date(Date.UTC(2026, 4, 4, 14, minute));
-const ids = new Map([['truck-1', 'v-b'], ['truck-2', 'v-a']]);
+const ids = new Map([
+  ['truck-1', 'v-b'],
+  ['truck-2', 'v-a'],
+]);
 
 function sample(providerVehicleId: string, signal: string, minute: number, value: Sample['value']): Sample {
   return { providerVehicleId, signal, recordedAt: at(minute), value };
@@ -23,16 +25,28 @@ describe('planIngest', () => {
       [],
       ids,
       'samsara',
-      receivedAt,
       'conn-1',
     );
     expect(plan.readings).toHaveLength(5);
-    expect(plan.readings[2]).toEqual({ vehicleId: 'v-b', signal: 'location', recordedAt: at(2), valueNum: null, valueJson: { lat: 41.8, lon: -87.6, heading: null }, source: 'samsara' });
+    expect(plan.readings[2]).toEqual({
+      vehicleId: 'v-b',
+      signal: 'location',
+      recordedAt: at(2),
+      valueNum: null,
+      valueJson: { lat: 41.8, lon: -87.6, heading: null },
+      source: 'samsara',
+    });
     expect(plan.readings[0]).toMatchObject({ valueNum: 60, valueJson: null });
     expect(plan.latest).toEqual([
       { vehicleId: 'v-a', signal: 'odometer_km', recordedAt: at(4), value: 1000.5, source: 'samsara' },
       { vehicleId: 'v-b', signal: 'fuel_percent', recordedAt: at(3), value: 60, source: 'samsara' },
-      { vehicleId: 'v-b', signal: 'location', recordedAt: at(2), value: { lat: 41.8, lon: -87.6, heading: null }, source: 'samsara' },
+      {
+        vehicleId: 'v-b',
+        signal: 'location',
+        recordedAt: at(2),
+        value: { lat: 41.8, lon: -87.6, heading: null },
+        source: 'samsara',
+      },
     ]);
     expect(plan.vehicles).toEqual([
       { vehicleId: 'v-a', newestAt: at(4), ecuOdometerAt: at(4) },
@@ -41,36 +55,71 @@ describe('planIngest', () => {
   });
 
   it('counts samples of unmapped vehicles instead of dropping them silently', () => {
-    const plan = planIngest([sample('ghost', 'fuel_percent', 3, 1), sample('ghost', 'speed_kph', 1, 2), sample('truck-1', 'speed_kph', 1, 3)], [], ids, 'generic', receivedAt, 'conn-1');
-    expect(plan.unmapped).toEqual([{ connectionId: 'conn-1', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(3) }]);
+    const plan = planIngest(
+      [sample('ghost', 'fuel_percent', 3, 1), sample('ghost', 'speed_kph', 1, 2), sample('truck-1', 'speed_kph', 1, 3)],
+      [],
+      ids,
+      'generic',
+      'conn-1',
+    );
+    expect(plan.unmapped).toEqual([
+      { connectionId: 'conn-1', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(3) },
+    ]);
     expect(plan.readings).toHaveLength(1);
   });
 
-  it('rejects samples dated more than a day after receipt, and maps events of known vehicles', () => {
-    const future = { providerVehicleId: 'truck-1', signal: 'fuel_percent', recordedAt: new Date(receivedAt.getTime() + 25 * 3600_000), value: 5 };
-    const plan = planIngest([future], [
-      { providerVehicleId: 'truck-2', kind: 'hard_brake', recordedAt: at(2), g: 0.45 },
-      { providerVehicleId: 'ghost', kind: 'impact', recordedAt: at(2), g: 3 },
-    ], ids, 'motive', receivedAt, 'conn-1');
-    expect(plan.rejected).toBe(1);
+  it('maps events of known vehicles and leaves those of unmapped ones out', () => {
+    const plan = planIngest(
+      [],
+      [
+        { providerVehicleId: 'truck-2', kind: 'hard_brake', recordedAt: at(2), g: 0.45 },
+        { providerVehicleId: 'ghost', kind: 'impact', recordedAt: at(2), g: 3 },
+      ],
+      ids,
+      'motive',
+      'conn-1',
+    );
     expect(plan.readings).toEqual([]);
-    expect(plan.events).toEqual([{ vehicleId: 'v-a', kind: 'hard_brake', recordedAt: at(2), g: 0.45, source: 'motive' }]);
+    expect(plan.events).toEqual([
+      { vehicleId: 'v-a', kind: 'hard_brake', recordedAt: at(2), g: 0.45, source: 'motive' },
+    ]);
   });
 });
 
 describe('mergePlans', () => {
   it('keeps every reading, the newest sample per vehicle and signal across payloads, and merged summaries', () => {
-    const first = planIngest([sample('truck-1', 'fuel_percent', 3, 60), sample('truck-2', 'odometer_km', 2, 10)], [], ids, 'generic', receivedAt, 'c');
-    const second = planIngest([sample('truck-1', 'fuel_percent', 4, 59), sample('truck-2', 'odometer_km', 1, 9), sample('ghost', 'fuel_percent', 1, 1)], [], ids, 'generic', receivedAt, 'c');
+    const first = planIngest(
+      [sample('truck-1', 'fuel_percent', 3, 60), sample('truck-2', 'odometer_km', 2, 10)],
+      [],
+      ids,
+      'generic',
+      'c',
+    );
+    const second = planIngest(
+      [
+        sample('truck-1', 'fuel_percent', 4, 59),
+        sample('truck-2', 'odometer_km', 1, 9),
+        sample('ghost', 'fuel_percent', 1, 1),
+      ],
+      [],
+      ids,
+      'generic',
+      'c',
+    );
     const merged = mergePlans([first, second]);
     expect(merged.readings).toHaveLength(4);
-    expect(merged.latest.map((s) => [s.vehicleId, s.signal, s.value])).toEqual([['v-a', 'odometer_km', 10], ['v-b', 'fuel_percent', 59]]);
+    expect(merged.latest.map((s) => [s.vehicleId, s.signal, s.value])).toEqual([
+      ['v-a', 'odometer_km', 10],
+      ['v-b', 'fuel_percent', 59],
+    ]);
     expect(merged.vehicles).toEqual([
       { vehicleId: 'v-a', newestAt: at(2), ecuOdometerAt: at(2) },
       { vehicleId: 'v-b', newestAt: at(4), ecuOdometerAt: null },
     ]);
-    const third = planIngest([sample('ghost', 'speed_kph', 5, 1)], [], ids, 'generic', receivedAt, 'c');
-    expect(mergePlans([second, third]).unmapped).toEqual([{ connectionId: 'c', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(5) }]);
+    const third = planIngest([sample('ghost', 'speed_kph', 5, 1)], [], ids, 'generic', 'c');
+    expect(mergePlans([second, third]).unmapped).toEqual([
+      { connectionId: 'c', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(5) },
+    ]);
     expect(mergePlans([first])).toBe(first);
   });
 });

@@ -22,7 +22,11 @@ describe('manual odometer rule', () => {
   });
 
   it('refuses while the provider supplies a current ECU odometer', () => {
-    const decision = decideManualOdometer(ctx({ telematicsProvider: 'samsara', ecuOdometerAt: new Date(now.getTime() - day) }), 50_000, now);
+    const decision = decideManualOdometer(
+      ctx({ telematicsProvider: 'samsara', ecuOdometerAt: new Date(now.getTime() - day) }),
+      50_000,
+      now,
+    );
     expect(decision).toMatchObject({ ok: false, reason: 'provider_ecu_current' });
   });
 
@@ -33,7 +37,11 @@ describe('manual odometer rule', () => {
 
   it('accepts when the provider link is broken, even with a recent ECU reading', () => {
     const decision = decideManualOdometer(
-      ctx({ telematicsProvider: 'geotab', ecuOdometerAt: new Date(now.getTime() - day), linkBroken: { reason: 'conflict', since: '2026-11-21T00:00:00Z', tracker_km: 1 } }),
+      ctx({
+        telematicsProvider: 'geotab',
+        ecuOdometerAt: new Date(now.getTime() - day),
+        linkBroken: { reason: 'conflict', since: '2026-11-21T00:00:00Z', tracker_km: 1 },
+      }),
       50_000,
       now,
     );

@@ -8,8 +8,15 @@ const end = new Date('2026-11-25T11:00:00Z');
 
 function state(overrides: Partial<RunState> = {}): RunState {
   return {
-    status: 'open', schedulingState: 'requested', appointmentStart: null, appointmentEnd: null, confirmedAt: null,
-    appointmentTime: null, dispatchProposal: null, completedAt: null, ...overrides,
+    status: 'open',
+    schedulingState: 'requested',
+    appointmentStart: null,
+    appointmentEnd: null,
+    confirmedAt: null,
+    appointmentTime: null,
+    dispatchProposal: null,
+    completedAt: null,
+    ...overrides,
   };
 }
 
@@ -26,19 +33,31 @@ describe('run state machine', () => {
       expect(result.state.schedulingState).toBe('proposed');
       expect(result.state.appointmentStart).toEqual(start);
       expect(result.state.confirmedAt).toBeNull();
-      expect(result.state.appointmentTime).toEqual({ start: start.toISOString(), end: end.toISOString(), state: 'proposed' });
+      expect(result.state.appointmentTime).toEqual({
+        start: start.toISOString(),
+        end: end.toISOString(),
+        state: 'proposed',
+      });
       expect(result.events).toEqual(['run.appointment_updated']);
     }
   });
 
   it('refuses a window whose start is not before its end', () => {
-    expect(applyRunOperation(state(), { kind: 'propose', start: end, end: start }, now)).toEqual({ ok: false, message: 'start must be before end' });
+    expect(applyRunOperation(state(), { kind: 'propose', start: end, end: start }, now)).toEqual({
+      ok: false,
+      message: 'start must be before end',
+    });
   });
 
   it('confirm takes the proposed window, stamps confirmed_at and emits run.appointment_confirmed', () => {
     const proposed = apply(state(), { kind: 'propose', start, end }).state;
     const result = apply(proposed, { kind: 'confirm' });
-    expect(result.state).toMatchObject({ schedulingState: 'confirmed', appointmentStart: start, appointmentEnd: end, confirmedAt: now });
+    expect(result.state).toMatchObject({
+      schedulingState: 'confirmed',
+      appointmentStart: start,
+      appointmentEnd: end,
+      confirmedAt: now,
+    });
     expect(result.events).toEqual(['run.appointment_confirmed']);
   });
 
@@ -46,7 +65,10 @@ describe('run state machine', () => {
     expect(applyRunOperation(state(), { kind: 'confirm' }, now).ok).toBe(false);
     const confirmed = apply(state(), { kind: 'confirm', start, end }).state;
     expect(confirmed.schedulingState).toBe('confirmed');
-    expect(applyRunOperation(confirmed, { kind: 'confirm' }, now)).toEqual({ ok: false, message: 'the appointment is already confirmed' });
+    expect(applyRunOperation(confirmed, { kind: 'confirm' }, now)).toEqual({
+      ok: false,
+      message: 'the appointment is already confirmed',
+    });
   });
 
   it('cancel works from requested, proposed and confirmed, never twice', () => {
@@ -101,9 +123,15 @@ describe('run state machine', () => {
   });
 
   it('dispatch proposal records assignee and reason and emits run.dispatch_proposed', () => {
-    const result = apply(state(), { kind: 'dispatch_proposal', assignee: { type: 'technician', id: 't7', name: 'Dana' }, reason: 'closest with brake skills' });
+    const result = apply(state(), {
+      kind: 'dispatch_proposal',
+      assignee: { type: 'technician', id: 't7', name: 'Dana' },
+      reason: 'closest with brake skills',
+    });
     expect(result.state.dispatchProposal).toEqual({
-      assignee: { type: 'technician', id: 't7', name: 'Dana' }, reason: 'closest with brake skills', proposed_at: now.toISOString(),
+      assignee: { type: 'technician', id: 't7', name: 'Dana' },
+      reason: 'closest with brake skills',
+      proposed_at: now.toISOString(),
     });
     expect(result.events).toEqual(['run.dispatch_proposed']);
   });

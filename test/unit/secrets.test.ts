@@ -11,7 +11,10 @@ describe('secrets at rest', () => {
     expect(a.equals(b)).toBe(false);
     expect(a.includes(Buffer.from('whsec_abc'))).toBe(false);
     expect(decryptSecret(key, a)).toBe('whsec_abc');
-    expect(decryptJson(key, encryptJson(key, { api_token: 't', base_url: 'https://x' }))).toEqual({ api_token: 't', base_url: 'https://x' });
+    expect(decryptJson(key, encryptJson(key, { api_token: 't', base_url: 'https://x' }))).toEqual({
+      api_token: 't',
+      base_url: 'https://x',
+    });
   });
 
   it('refuses a tampered ciphertext or the wrong key', () => {

@@ -10,6 +10,10 @@ describe('mergeRunItems', () => {
       { title: 'Brake inspection', description: null, status: 'pending', type: 'inspection' },
       { title: 'Brake inspection', description: null, status: 'pending', type: 'inspection' },
     ]);
-    expect(merged.map((i) => `${i.type}:${i.title}`)).toEqual(['service:Oil change', 'inspection:Oil change', 'inspection:Brake inspection']);
+    expect(merged.map((i) => `${i.type}:${i.title}`)).toEqual([
+      'service:Oil change',
+      'inspection:Oil change',
+      'inspection:Brake inspection',
+    ]);
   });
 });

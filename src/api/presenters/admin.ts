@@ -6,7 +6,12 @@ import type { AdminVehicle, ApiKey, Company } from '../schemas/admin.js';
 import { presentVehicle } from './vehicle.js';
 
 export function presentCompany(company: CompanyRecord): Static<typeof Company> {
-  return { id: company.id, name: company.name, external_ids: company.externalIds, created_at: company.createdAt.toISOString() };
+  return {
+    id: company.id,
+    name: company.name,
+    external_ids: company.externalIds,
+    created_at: company.createdAt.toISOString(),
+  };
 }
 
 export function presentApiKey(key: ApiKeyRecord): Static<typeof ApiKey> {

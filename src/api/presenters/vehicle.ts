@@ -8,7 +8,12 @@ function presentSignals(signals: Record<string, unknown>): Record<string, unknow
   if (!odometer) return signals;
   return {
     ...signals,
-    odometer: { km: round2(odometer.km), miles: round2(kmToMiles(odometer.km)), as_of: odometer.as_of, source: odometer.source },
+    odometer: {
+      km: round2(odometer.km),
+      miles: round2(kmToMiles(odometer.km)),
+      as_of: odometer.as_of,
+      source: odometer.source,
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from '../../db/pool.js';
 import { pendingMigrations } from '../../db/migrate.js';
 import type { Metrics } from '../../metrics.js';
-import { Envelope, ErrorEnvelope, meta } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, meta, ok } from '../schemas/common.js';
 import { errorEnvelope } from '../error-handler.js';
 
 export interface OpsDeps {
@@ -13,7 +13,12 @@ export interface OpsDeps {
   redis: Redis;
   metrics: Metrics;
   migrationIds: readonly string[];
+  /** More readiness checks by name (a worker process: `schedules`); each throws when not ready. */
+  readiness?: Readonly<Record<string, () => Promise<unknown>>>;
 }
+
+/** A probe that has not answered by then counts as failed: a readiness answer never waits on a dead Redis. */
+const probeTimeoutMs = 2000;
 
 const Status = Type.Object({
   status: Type.String(),
@@ -22,42 +27,64 @@ const Status = Type.Object({
 
 /** 'ok' or 'failed'; the cause goes to the log only, since /readyz is unauthenticated. */
 async function check(name: string, probe: () => Promise<unknown>, log: FastifyBaseLogger): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs} ms`)), probeTimeoutMs);
+  });
   try {
-    await probe();
+    await Promise.race([probe(), timeout]);
     return 'ok';
   } catch (error) {
     log.warn({ check: name, err: (error as Error).message }, 'readiness check failed');
     return 'failed';
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<void> {
-  app.get('/healthz', {
-    schema: { hide: true, response: { 200: Envelope(Status) } },
-  }, async () => ({ success: true, data: { status: 'alive' }, meta: meta(null) }));
+  app.get(
+    '/healthz',
+    {
+      schema: { hide: true, response: { 200: Envelope(Status) } },
+    },
+    async () => ok({ status: 'alive' }),
+  );
 
-  app.get('/readyz', {
-    schema: { hide: true, response: { 200: Envelope(Status), 503: ErrorEnvelope } },
-  }, async (request, reply) => {
-    const [postgres, redis, migrations] = await Promise.all([
-      check('postgres', () => deps.pool.query('SELECT 1'), request.log),
-      check('redis', () => deps.redis.ping(), request.log),
-      check('migrations', async () => {
-        const pending = await pendingMigrations(deps.pool, deps.migrationIds);
-        if (pending.length > 0) throw new Error(`pending ${pending.join(', ')}`);
-      }, request.log),
-    ]);
-    const checks = { postgres, redis, migrations };
-    if (Object.values(checks).every((value) => value === 'ok')) {
-      return { success: true, data: { status: 'ready', checks }, meta: meta(null) };
-    }
-    return reply.code(503).send(errorEnvelope('SERVICE_UNAVAILABLE', 'not ready', { checks }));
-  });
+  app.get(
+    '/readyz',
+    {
+      schema: { hide: true, response: { 200: Envelope(Status), 503: ErrorEnvelope } },
+    },
+    async (request, reply) => {
+      const probes: Record<string, () => Promise<unknown>> = {
+        postgres: () => deps.pool.query('SELECT 1'),
+        redis: () => deps.redis.ping(),
+        migrations: async () => {
+          const pending = await pendingMigrations(deps.pool, deps.migrationIds);
+          if (pending.length > 0) throw new Error(`pending ${pending.join(', ')}`);
+        },
+        ...deps.readiness,
+      };
+      const results = await Promise.all(
+        Object.entries(probes).map(async ([name, probe]) => [name, await check(name, probe, request.log)] as const),
+      );
+      const checks = Object.fromEntries(results);
+      if (Object.values(checks).every((value) => value === 'ok')) {
+        return { success: true, data: { status: 'ready', checks }, meta: meta(null) };
+      }
+      return reply.code(503).send(errorEnvelope('SERVICE_UNAVAILABLE', 'not ready', { checks }));
+    },
+  );
 
-  app.get('/metrics', {
-    schema: { hide: true, response: { 200: Type.String() } },
-  }, async (_request, reply) => {
-    reply.type(deps.metrics.registry.contentType);
-    return deps.metrics.registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    {
+      schema: { hide: true, response: { 200: Type.String() } },
+    },
+    async (_request, reply) => {
+      reply.type(deps.metrics.registry.contentType);
+      return deps.metrics.registry.metrics();
+    },
+  );
 }

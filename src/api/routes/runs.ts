@@ -1,12 +1,21 @@
 /** GET /runs and GET /runs/{run_id} (spec/000). */
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Pool } from '../../db/pool.js';
 import { countRuns, findRun, listRuns } from '../../db/runs.js';
-import { schedulingStatusFilter, type SchedulingState } from '../../domain/run.js';
+import { schedulingStatusFilter, type RunRecord, type SchedulingState } from '../../domain/run.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { presentRun } from '../presenters/run.js';
-import { Envelope, ErrorEnvelope, PageQuery, PathId, StringEnum, authErrorResponses, isRecordId, meta } from '../schemas/common.js';
+import { presentRun } from '../../runs/present-run.js';
+import {
+  Envelope,
+  ErrorEnvelope,
+  PageQuery,
+  PathId,
+  StringEnum,
+  authErrorResponses,
+  isRecordId,
+  ok,
+} from '../schemas/common.js';
 import { Run, RunStatusSchema, SchedulingStateSchema } from '../schemas/run.js';
 
 const security = [{ bearerAuth: [] }];
@@ -34,47 +43,62 @@ function schedulingFilter(query: { scheduling_state?: string; scheduling_status?
     ? schedulingStatusFilter[query.scheduling_status as keyof typeof schedulingStatusFilter]
     : null;
   if (canonical && alias && canonical !== alias) {
-    throw invalidRequest([{ field: 'scheduling_status', message: `maps to ${alias}, which contradicts scheduling_state=${canonical}` }]);
+    throw invalidRequest([
+      { field: 'scheduling_status', message: `maps to ${alias}, which contradicts scheduling_state=${canonical}` },
+    ]);
   }
   return canonical ?? alias;
 }
 
-export async function runRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
-  app.get('/runs', {
-    schema: {
-      tags: ['Runs'],
-      summary: 'List runs, newest activity first',
-      security,
-      querystring: RunListQuery,
-      response: { 200: Envelope(Type.Array(Run)), 400: ErrorEnvelope, ...authErrorResponses },
-    },
-  }, async (request) => {
-    const query = request.query as Type.Static<typeof RunListQuery>;
-    const filter = {
-      status: query.status ?? null,
-      schedulingState: schedulingFilter(query),
-      updatedSince: query.updated_since ? new Date(query.updated_since) : null,
-    };
-    const { companyId } = request.principal;
-    const [runs, total] = await Promise.all([
-      listRuns(deps.pool, companyId, filter, query.limit, query.offset),
-      countRuns(deps.pool, companyId, filter),
-    ]);
-    return { success: true, data: runs.map(presentRun), meta: meta({ limit: query.limit, offset: query.offset, total }) };
-  });
-
-  app.get('/runs/:run_id', {
-    schema: {
-      tags: ['Runs'],
-      summary: 'Get one run',
-      security,
-      params: Type.Object({ run_id: PathId }),
-      response: { 200: Envelope(Run), 404: ErrorEnvelope, ...authErrorResponses },
-    },
-  }, async (request) => {
-    const { run_id: runId } = request.params as { run_id: string };
-    const run = isRecordId(runId) ? await findRun(deps.pool, request.principal.companyId, runId) : null;
-    if (!run) throw notFound('run');
-    return { success: true, data: presentRun(run), meta: meta(null) };
-  });
+/** The caller's run, or 404 (another company's run is not found either). */
+async function requireRun(pool: Pool, companyId: string, runId: string): Promise<RunRecord> {
+  const run = isRecordId(runId) ? await findRun(pool, companyId, runId) : null;
+  if (!run) throw notFound('run');
+  return run;
 }
+
+export const runRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+  app.get(
+    '/runs',
+    {
+      schema: {
+        tags: ['Runs'],
+        summary: 'List runs, newest activity first',
+        security,
+        querystring: RunListQuery,
+        response: { 200: Envelope(Type.Array(Run)), 400: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const { query } = request;
+      const filter = {
+        status: query.status ?? null,
+        schedulingState: schedulingFilter(query),
+        updatedSince: query.updated_since ? new Date(query.updated_since) : null,
+      };
+      const { companyId } = request.principal;
+      const [runs, total] = await Promise.all([
+        listRuns(deps.pool, companyId, filter, query.limit, query.offset),
+        countRuns(deps.pool, companyId, filter),
+      ]);
+      return ok(runs.map(presentRun), { limit: query.limit, offset: query.offset, total });
+    },
+  );
+
+  app.get(
+    '/runs/:run_id',
+    {
+      schema: {
+        tags: ['Runs'],
+        summary: 'Get one run',
+        security,
+        params: Type.Object({ run_id: PathId }),
+        response: { 200: Envelope(Run), 404: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const run = await requireRun(deps.pool, request.principal.companyId, request.params.run_id);
+      return ok(presentRun(run));
+    },
+  );
+};

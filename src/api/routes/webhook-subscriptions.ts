@@ -2,24 +2,44 @@
  * Webhook subscriptions of the caller's company (DESIGN §4, an extension of spec/000): create
  * (the signing secret is returned once), list, get, delete, Send test, and delivery attempts.
  */
-import { isIP } from 'node:net';
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import { findCompany } from '../../db/companies.js';
 import type { Pool } from '../../db/pool.js';
 import {
-  countDeliveries, deleteSubscription, findSubscription, insertSubscription, insertWebhookEvents, listDeliveries, listSubscriptions,
+  countDeliveries,
+  countSubscriptions,
+  deleteSubscription,
+  findSubscription,
+  insertSubscription,
+  insertWebhookEvents,
+  listDeliveries,
+  listSubscriptions,
   type SubscriptionRecord,
 } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
-import { invalidRequest, notFound, type FieldError } from '../../errors.js';
+import { invalidRequest, notFound, rateLimited, type FieldError } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
 import { encryptSecret, newSecret } from '../../security/secrets.js';
 import { requestRelay } from '../../webhooks/queue.js';
-import { allowsPlainHttp, blockedReason } from '../../webhooks/ssrf.js';
+import { targetUrlProblem } from '../../webhooks/ssrf.js';
 import { syntheticWebhookRun } from '../../webhooks/webhook-run.js';
-import { Envelope, ErrorEnvelope, Nullable, PageQuery, PathId, StringEnum, Timestamp, authErrorResponses, isRecordId, meta } from '../schemas/common.js';
+import { createWithinCap, type CompanyCap } from '../company-caps.js';
+import {
+  Envelope,
+  ErrorEnvelope,
+  Nullable,
+  PageOnlyQuery,
+  PathId,
+  StringEnum,
+  Text,
+  Timestamp,
+  authErrorResponses,
+  isRecordId,
+  ok,
+} from '../schemas/common.js';
+import { enqueueAfterCommit } from '../../queue/after-commit.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -37,7 +57,7 @@ const CreatedSubscription = Type.Object({
 
 const SubscriptionBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS URL (http only to WEBHOOK_ALLOW_NETS).' }),
+    url: Text('url', { minLength: 1, description: 'HTTPS URL (http only to WEBHOOK_ALLOW_NETS).' }),
     events: Type.Array(StringEnum(runEventKinds), { minItems: 1, maxItems: runEventKinds.length, uniqueItems: true }),
   },
   { additionalProperties: false },
@@ -73,113 +93,186 @@ function present(s: SubscriptionRecord) {
 
 /** Registration-time checks; the delivery client checks the resolved address again at connect time. */
 function urlProblems(raw: string, allowNets: readonly string[]): FieldError[] {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return [{ field: 'url', message: 'is not a valid URL' }];
-  }
-  if (url.username || url.password) return [{ field: 'url', message: 'must not contain credentials' }];
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowsPlainHttp(url, allowNets))) {
-    return [{ field: 'url', message: 'must be https' }];
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0) {
-    const reason = blockedReason(host, allowNets);
-    if (reason) return [{ field: 'url', message: `points at a ${reason} address` }];
-  }
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return [{ field: 'url', message: 'points at a local host name' }];
-  return [];
+  const problem = targetUrlProblem(raw, allowNets);
+  return problem ? [{ field: 'url', message: problem }] : [];
 }
 
-export async function webhookSubscriptionRoutes(app: FastifyInstance, deps: { pool: Pool; queues: Queues; config: Config; now: () => Date }): Promise<void> {
+const createErrors = { 400: ErrorEnvelope, 409: ErrorEnvelope, ...authErrorResponses };
+
+export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
+  pool: Pool;
+  queues: Queues;
+  config: Config;
+  now: () => Date;
+}> = async (app, deps) => {
+  const cap: CompanyCap = {
+    resource: 'webhook subscriptions',
+    limit: deps.config.webhookSubscriptionsPerCompany,
+    count: countSubscriptions,
+  };
+  // Shared by every API process through Redis; if Redis is down the test is sent (fail open).
+  const sendTestLimit = app.createRateLimit({
+    max: deps.config.webhookTestsPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `send-test:${request.principal.companyId}`,
+  });
+
   async function requireSubscription(companyId: string, id: string): Promise<SubscriptionRecord> {
     const subscription = isRecordId(id) ? await findSubscription(deps.pool, companyId, id) : null;
     if (!subscription) throw notFound('webhook subscription');
     return subscription;
   }
 
-  app.post('/webhook-subscriptions', {
-    schema: {
-      tags: ['Webhooks'],
-      summary: 'Subscribe an HTTPS URL to run events; the signing secret is returned once',
-      security,
-      body: SubscriptionBody,
-      response: { 201: Envelope(CreatedSubscription), 400: ErrorEnvelope, ...authErrorResponses },
+  app.post(
+    '/webhook-subscriptions',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Subscribe an HTTPS URL to run events; the signing secret is returned once',
+        description: `409 LIMIT_REACHED when the company already has WEBHOOK_SUBSCRIPTIONS_PER_COMPANY subscriptions.`,
+        security,
+        body: SubscriptionBody,
+        response: { 201: Envelope(CreatedSubscription), ...createErrors },
+      },
     },
-  }, async (request, reply) => {
-    const body = request.body as Type.Static<typeof SubscriptionBody>;
-    const problems = urlProblems(body.url, deps.config.webhookAllowNets);
-    if (problems.length > 0) throw invalidRequest(problems);
-    const secret = newSecret('whsec_');
-    const subscription = await insertSubscription(deps.pool, {
-      companyId: request.principal.companyId, url: body.url, events: body.events, secretCiphertext: encryptSecret(deps.config.secretsKey, secret),
-    });
-    return reply.code(201).send({ success: true, data: { ...present(subscription), signing_secret: secret }, meta: meta(null) });
-  });
-
-  app.get('/webhook-subscriptions', {
-    schema: { tags: ['Webhooks'], summary: 'List webhook subscriptions', security, response: { 200: Envelope(Type.Array(Subscription)), ...authErrorResponses } },
-  }, async (request) => {
-    const subscriptions = await listSubscriptions(deps.pool, request.principal.companyId);
-    return { success: true, data: subscriptions.map(present), meta: meta(null) };
-  });
-
-  app.get('/webhook-subscriptions/:subscription_id', {
-    schema: { tags: ['Webhooks'], summary: 'Get a webhook subscription (never its secret)', security, params: SubscriptionParams, response: { 200: Envelope(Subscription), 404: ErrorEnvelope, ...authErrorResponses } },
-  }, async (request) => {
-    const subscription = await requireSubscription(request.principal.companyId, (request.params as { subscription_id: string }).subscription_id);
-    return { success: true, data: present(subscription), meta: meta(null) };
-  });
-
-  app.delete('/webhook-subscriptions/:subscription_id', {
-    schema: { tags: ['Webhooks'], summary: 'Delete a webhook subscription; it receives nothing more', security, params: SubscriptionParams, response: { 200: Envelope(Subscription), 404: ErrorEnvelope, ...authErrorResponses } },
-  }, async (request) => {
-    const id = (request.params as { subscription_id: string }).subscription_id;
-    const deleted = isRecordId(id) ? await deleteSubscription(deps.pool, request.principal.companyId, id) : null;
-    if (!deleted) throw notFound('webhook subscription');
-    return { success: true, data: present(deleted), meta: meta(null) };
-  });
-
-  app.post('/webhook-subscriptions/:subscription_id/test', {
-    schema: {
-      tags: ['Webhooks'],
-      summary: 'Send test: delivers webhook.test, a fully synthetic run, to this subscription',
-      security, params: SubscriptionParams,
-      response: { 202: Envelope(Type.Object({ event_id: Type.String(), status: Type.String() })), 404: ErrorEnvelope, ...authErrorResponses },
+    async (request, reply) => {
+      const { body } = request;
+      const problems = urlProblems(body.url, deps.config.webhookAllowNets);
+      if (problems.length > 0) throw invalidRequest(problems);
+      const { companyId } = request.principal;
+      const secret = newSecret('whsec_');
+      const subscription = await createWithinCap(deps.pool, cap, companyId, (tx) =>
+        insertSubscription(tx, {
+          companyId,
+          url: body.url,
+          events: body.events,
+          secretCiphertext: encryptSecret(deps.config.secretsKey, secret),
+        }),
+      );
+      return reply.code(201).send(ok({ ...present(subscription), signing_secret: secret }));
     },
-  }, async (request, reply) => {
-    const { companyId } = request.principal;
-    const subscription = await requireSubscription(companyId, (request.params as { subscription_id: string }).subscription_id);
-    const company = (await findCompany(deps.pool, companyId))!;
-    const [event] = await insertWebhookEvents(deps.pool, [
-      { companyId, runId: null, kind: 'webhook.test', payload: syntheticWebhookRun(company, deps.now()), subscriptionId: subscription.id },
-    ]);
-    await requestRelay(deps.queues).catch((err: unknown) => request.log.warn({ err: (err as Error).message }, 'relay not queued; the scheduled relay will send it'));
-    return reply.code(202).send({ success: true, data: { event_id: event!.id, status: 'queued' }, meta: meta(null) });
-  });
+  );
 
-  const DeliveryQuery = Type.Object({ limit: PageQuery.limit, offset: PageQuery.offset }, { additionalProperties: false });
-  app.get('/webhook-subscriptions/:subscription_id/deliveries', {
-    schema: {
-      tags: ['Webhooks'],
-      summary: 'Deliveries to this subscription, newest first, with every attempt',
-      security, params: SubscriptionParams, querystring: DeliveryQuery,
-      response: { 200: Envelope(Type.Array(Delivery)), 400: ErrorEnvelope, 404: ErrorEnvelope, ...authErrorResponses },
+  app.get(
+    '/webhook-subscriptions',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List webhook subscriptions',
+        security,
+        response: { 200: Envelope(Type.Array(Subscription)), ...authErrorResponses },
+      },
     },
-  }, async (request) => {
-    const { companyId } = request.principal;
-    const subscription = await requireSubscription(companyId, (request.params as { subscription_id: string }).subscription_id);
-    const { limit, offset } = request.query as Type.Static<typeof DeliveryQuery>;
-    const [deliveries, total] = await Promise.all([
-      listDeliveries(deps.pool, companyId, subscription.id, limit, offset),
-      countDeliveries(deps.pool, companyId, subscription.id),
-    ]);
-    const data = deliveries.map((d) => ({
-      id: d.id, event_id: d.eventId, event: d.event, status: d.status, created_at: d.createdAt.toISOString(),
-      completed_at: d.completedAt?.toISOString() ?? null,
-      attempts: d.attempts.map((a) => ({ ...a, started_at: new Date(a.started_at).toISOString() })),
-    }));
-    return { success: true, data, meta: meta({ limit, offset, total }) };
-  });
-}
+    async (request) => ok((await listSubscriptions(deps.pool, request.principal.companyId)).map(present)),
+  );
+
+  app.get(
+    '/webhook-subscriptions/:subscription_id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Get a webhook subscription (never its secret)',
+        security,
+        params: SubscriptionParams,
+        response: { 200: Envelope(Subscription), 404: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) =>
+      ok(present(await requireSubscription(request.principal.companyId, request.params.subscription_id))),
+  );
+
+  app.delete(
+    '/webhook-subscriptions/:subscription_id',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Delete a webhook subscription; it receives nothing more',
+        security,
+        params: SubscriptionParams,
+        response: { 200: Envelope(Subscription), 404: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const id = request.params.subscription_id;
+      const deleted = isRecordId(id) ? await deleteSubscription(deps.pool, request.principal.companyId, id) : null;
+      if (!deleted) throw notFound('webhook subscription');
+      return ok(present(deleted));
+    },
+  );
+
+  app.post(
+    '/webhook-subscriptions/:subscription_id/test',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Send test: delivers webhook.test, a fully synthetic run, to this subscription',
+        description: 'At most WEBHOOK_TESTS_PER_MINUTE per company; more answer 429 RATE_LIMITED with Retry-After.',
+        security,
+        params: SubscriptionParams,
+        response: {
+          202: Envelope(Type.Object({ event_id: Type.String(), status: Type.String() })),
+          404: ErrorEnvelope,
+          ...authErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { companyId } = request.principal;
+      const subscription = await requireSubscription(companyId, request.params.subscription_id);
+      const limit = await sendTestLimit(request);
+      if (!limit.isAllowed && limit.isExceeded) {
+        throw rateLimited(limit.ttl / 1000, `at most ${limit.max} Send test calls per minute per company`);
+      }
+      const company = (await findCompany(deps.pool, companyId))!;
+      const [event] = await insertWebhookEvents(deps.pool, [
+        {
+          companyId,
+          runId: null,
+          kind: 'webhook.test',
+          payload: syntheticWebhookRun(company, deps.now()),
+          subscriptionId: subscription.id,
+        },
+      ]);
+      await enqueueAfterCommit(request.log, 'webhooks.relay', () => requestRelay(deps.queues));
+      return reply.code(202).send(ok({ event_id: event!.id, status: 'queued' }));
+    },
+  );
+
+  app.get(
+    '/webhook-subscriptions/:subscription_id/deliveries',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Deliveries to this subscription, newest first, with every attempt',
+        security,
+        params: SubscriptionParams,
+        querystring: PageOnlyQuery,
+        response: {
+          200: Envelope(Type.Array(Delivery)),
+          400: ErrorEnvelope,
+          404: ErrorEnvelope,
+          ...authErrorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { companyId } = request.principal;
+      const subscription = await requireSubscription(companyId, request.params.subscription_id);
+      const { limit, offset } = request.query;
+      const [deliveries, total] = await Promise.all([
+        listDeliveries(deps.pool, companyId, subscription.id, limit, offset),
+        countDeliveries(deps.pool, companyId, subscription.id),
+      ]);
+      const data = deliveries.map((d) => ({
+        id: d.id,
+        event_id: d.eventId,
+        event: d.event,
+        status: d.status,
+        created_at: d.createdAt.toISOString(),
+        completed_at: d.completedAt?.toISOString() ?? null,
+        attempts: d.attempts.map((a) => ({ ...a, started_at: new Date(a.started_at).toISOString() })),
+      }));
+      return ok(data, { limit, offset, total });
+    },
+  );
+};

@@ -1,7 +1,17 @@
 /** Schemas of the operator API (DESIGN §5). */
 import Type, { type Static } from 'typebox';
 import { providerIds } from '../../../providers/types.js';
-import { Nullable, NullableString, StringEnum, Timestamp } from './common.js';
+import {
+  Nullable,
+  NullableString,
+  OptionalText,
+  StringEnum,
+  Text,
+  Timestamp,
+  Uuid,
+  maxItems,
+  maxLength,
+} from './common.js';
 import { Run } from './run.js';
 import { Vehicle } from './vehicle.js';
 
@@ -12,11 +22,14 @@ export const Company = Type.Object({
   created_at: Timestamp,
 });
 
+/** Ids of the company in other systems, by system name. */
+export const ExternalIds = Type.Record(Type.String(), Text('name'), {
+  maxProperties: maxItems,
+  propertyNames: { maxLength: maxLength.id },
+});
+
 export const CompanyCreate = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    external_ids: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 200 }))),
-  },
+  { name: Text('name', { minLength: 1 }), external_ids: Type.Optional(ExternalIds) },
   { additionalProperties: false },
 );
 
@@ -35,21 +48,20 @@ export const CreatedApiKey = Type.Object({
   key: Type.String({ description: 'The API key. Shown once: only its hash is stored.' }),
 });
 
-export const ApiKeyCreate = Type.Object(
-  { name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))) },
-  { additionalProperties: false },
-);
+export const ApiKeyCreate = Type.Object({ name: OptionalText('name') }, { additionalProperties: false });
 
 export const LocationInput = Type.Object(
   {
-    name: Type.Optional(NullableString),
-    street_1: Type.Optional(NullableString),
-    street_2: Type.Optional(NullableString),
-    city: Type.Optional(NullableString),
-    state: Type.Optional(NullableString),
-    postal_code: Type.Optional(NullableString),
-    country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }))),
-    display_address: Type.Optional(NullableString),
+    name: OptionalText('name'),
+    street_1: OptionalText('name'),
+    street_2: OptionalText('name'),
+    city: OptionalText('name'),
+    state: OptionalText('name'),
+    postal_code: OptionalText('code'),
+    country: Type.Optional(
+      Nullable(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2, description: 'ISO 3166-1 alpha-2' })),
+    ),
+    display_address: OptionalText('text'),
     latitude: Type.Optional(Nullable(Type.Number({ minimum: -90, maximum: 90 }))),
     longitude: Type.Optional(Nullable(Type.Number({ minimum: -180, maximum: 180 }))),
   },
@@ -58,17 +70,33 @@ export const LocationInput = Type.Object(
 export type LocationInput = Static<typeof LocationInput>;
 
 const vehicleFields = {
-  name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  vin: Type.Optional(Nullable(Type.String({ pattern: '^[A-HJ-NPR-Za-hj-npr-z0-9]{17}$', description: '17 characters, no I, O or Q.' }))),
-  license_plate: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
-  make: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-  model: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  name: OptionalText('name'),
+  vin: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: '^[A-HJ-NPR-Za-hj-npr-z0-9]{17}$',
+        maxLength: 17,
+        description: '17 characters, no I, O or Q.',
+      }),
+    ),
+  ),
+  license_plate: OptionalText('licensePlate'),
+  make: OptionalText('name'),
+  model: OptionalText('name'),
   year: Type.Optional(Nullable(Type.Integer({ minimum: 1900, maximum: 2100 }))),
   telematics_provider: Type.Optional(
     Nullable(StringEnum(providerIds, { description: 'null for a manually tracked vehicle.' })),
   ),
-  provider_vehicle_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-  provider_connection_id: Type.Optional(Nullable(Type.String({ format: 'uuid', description: 'The connection whose data this vehicle receives.' }))),
+  provider_vehicle_id: Type.Optional(Nullable(Text('id', { minLength: 1 }))),
+  provider_connection_id: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'uuid',
+        maxLength: maxLength.uuid,
+        description: 'The connection whose data this vehicle receives.',
+      }),
+    ),
+  ),
   home_location: Type.Optional(Nullable(LocationInput)),
 };
 
@@ -87,38 +115,38 @@ export const AdminVehicle = Type.Object({
 
 const ServiceItem = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
-    type: Type.String({ minLength: 1, maxLength: 50, description: 'Line-item type, e.g. service or inspection.' }),
+    title: Text('name', { minLength: 1 }),
+    description: OptionalText('text'),
+    type: Text('code', { minLength: 1, description: 'Line-item type, e.g. service or inspection.' }),
   },
   { additionalProperties: false },
 );
 
 const AddressInput = Type.Object(
   {
-    street: Type.Optional(NullableString),
-    city: Type.Optional(NullableString),
-    state: Type.Optional(NullableString),
-    postal_code: Type.Optional(NullableString),
+    street: OptionalText('name'),
+    city: OptionalText('name'),
+    state: OptionalText('name'),
+    postal_code: OptionalText('code'),
   },
   { additionalProperties: false },
 );
 
 export const ServiceRequestCreate = Type.Object(
   {
-    vehicle_id: Type.String({ format: 'uuid' }),
-    title: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
-    items: Type.Array(ServiceItem, { maxItems: 100, default: [] }),
+    vehicle_id: Uuid,
+    title: OptionalText('name'),
+    description: OptionalText('text'),
+    items: Type.Array(ServiceItem, { maxItems, default: [] }),
     customer: Type.Optional(
       Nullable(
         Type.Object(
           {
-            name: Type.Optional(NullableString),
-            email: Type.Optional(Nullable(Type.String({ format: 'email' }))),
-            phone: Type.Optional(NullableString),
+            name: OptionalText('name'),
+            email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: maxLength.email }))),
+            phone: OptionalText('phone'),
             address: Type.Optional(Nullable(AddressInput)),
-            display_address: Type.Optional(NullableString),
+            display_address: OptionalText('text'),
           },
           { additionalProperties: false },
         ),
@@ -145,12 +173,12 @@ export const DispatchProposalBody = Type.Object(
     assignee: Type.Object(
       {
         type: StringEnum(['shop', 'technician']),
-        id: Type.String({ minLength: 1, maxLength: 200 }),
-        name: Type.String({ minLength: 1, maxLength: 200 }),
+        id: Text('id', { minLength: 1 }),
+        name: Text('name', { minLength: 1 }),
       },
       { additionalProperties: false },
     ),
-    reason: Type.String({ minLength: 1, maxLength: 1000 }),
+    reason: Text('text', { minLength: 1 }),
   },
   { additionalProperties: false },
 );

@@ -1,10 +1,14 @@
 /** Schemas of the health configuration overrides (src/health/config.ts), all fields optional. */
 import Type from 'typebox';
-import { StringEnum } from './common.js';
+import { StringEnum, maxItems, maxLength } from './common.js';
 
 const number = (minimum: number, maximum: number) => Type.Optional(Type.Number({ minimum, maximum }));
-const section = (fields: Record<string, ReturnType<typeof number>>) => Type.Optional(Type.Object(fields, { additionalProperties: false }));
+const section = (fields: Record<string, ReturnType<typeof number>>) =>
+  Type.Optional(Type.Object(fields, { additionalProperties: false }));
 const severity = Type.Optional(StringEnum(['info', 'low', 'medium', 'high', 'critical']));
+
+/** A maintenance type: oil_change, tire_rotation, brake_inspection, … */
+export const MaintenanceType = Type.String({ pattern: '^[a-z][a-z0-9_]{1,49}$', maxLength: maxLength.code });
 
 const MaintenanceIntervalOverride = Type.Object(
   {
@@ -25,22 +29,55 @@ const MaintenanceIntervalOverride = Type.Object(
 export const HealthConfigOverrides = Type.Object(
   {
     battery: section({
-      nominalVolts: number(6, 48), restingLowVolts: number(0, 60), restingCriticalVolts: number(0, 60), restingConfirmSeconds: number(0, 86_400),
-      chargingLowVolts: number(0, 60), chargingConfirmSeconds: number(0, 86_400), crankingIgnoreSeconds: number(0, 3600),
-      rearmMarginVolts: number(0, 10), rearmSeconds: number(0, 86_400),
+      nominalVolts: number(6, 48),
+      restingLowVolts: number(0, 60),
+      restingCriticalVolts: number(0, 60),
+      restingConfirmSeconds: number(0, 86_400),
+      chargingLowVolts: number(0, 60),
+      chargingConfirmSeconds: number(0, 86_400),
+      crankingIgnoreSeconds: number(0, 3600),
+      rearmMarginVolts: number(0, 10),
+      rearmSeconds: number(0, 86_400),
     }),
-    coolant: section({ highC: number(0, 200), criticalC: number(0, 200), confirmSeconds: number(0, 3600), rearmMarginC: number(0, 50), rearmSeconds: number(0, 3600) }),
-    tires: section({ placardKpa: number(50, 1500), warnRatio: number(0, 1), criticalRatio: number(0, 1), clearRatio: number(0, 1.5) }),
-    fuel: section({ lowPercent: number(0, 100), criticalPercent: number(0, 100), confirmSeconds: number(0, 86_400), rearmPercent: number(0, 100) }),
+    coolant: section({
+      highC: number(0, 200),
+      criticalC: number(0, 200),
+      confirmSeconds: number(0, 3600),
+      rearmMarginC: number(0, 50),
+      rearmSeconds: number(0, 3600),
+    }),
+    tires: section({
+      placardKpa: number(50, 1500),
+      warnRatio: number(0, 1),
+      criticalRatio: number(0, 1),
+      clearRatio: number(0, 1.5),
+    }),
+    fuel: section({
+      lowPercent: number(0, 100),
+      criticalPercent: number(0, 100),
+      confirmSeconds: number(0, 86_400),
+      rearmPercent: number(0, 100),
+    }),
     dtc: section({ clearAfterReports: number(1, 100) }),
     brakes: section({ lowPercent: number(0, 100), criticalPercent: number(0, 100), rearmPercent: number(0, 100) }),
     link: section({
-      staleDays: number(1, 365), backwardsToleranceKm: number(0, 1000), immediateConflictKm: number(0, 100_000),
-      maxDailyKm: number(1, 100_000), confirmReadings: number(1, 100),
+      staleDays: number(1, 365),
+      backwardsToleranceKm: number(0, 1000),
+      immediateConflictKm: number(0, 100_000),
+      maxDailyKm: number(1, 100_000),
+      confirmReadings: number(1, 100),
     }),
-    maintenance: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{1,49}$' }), MaintenanceIntervalOverride)),
+    maintenance: Type.Optional(
+      Type.Record(Type.String(), MaintenanceIntervalOverride, {
+        maxProperties: maxItems,
+        propertyNames: MaintenanceType,
+      }),
+    ),
   },
-  { additionalProperties: false, description: 'Partial overrides of the health defaults (docs/health.md); omitted fields keep the default.' },
+  {
+    additionalProperties: false,
+    description: 'Partial overrides of the health defaults (docs/health.md); omitted fields keep the default.',
+  },
 );
 
 export const HealthConfigView = Type.Object({

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp } from './common.js';
+import { Nullable, NullableString, NullableTimestamp, OptionalText, StringEnum, Timestamp } from './common.js';
 
 export const VehicleAlert = Type.Object({
   severity: StringEnum(['info', 'low', 'medium', 'high', 'critical']),
@@ -32,20 +32,29 @@ export const Vehicle = Type.Object({
   as_of: NullableTimestamp,
   updated_at: Timestamp,
   health: VehicleHealth,
-  signals: Type.Object({}, {
-    additionalProperties: true,
-    description: 'Provider-normalized signals; odometer is {km, miles, as_of, source}. See docs/signals.md.',
-  }),
+  signals: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'Provider-normalized signals; odometer is {km, miles, as_of, source}. See docs/signals.md.',
+    },
+  ),
   link_broken: Nullable(LinkBroken),
 });
 export type Vehicle = Static<typeof Vehicle>;
 
 export const VehicleUpdateRequest = Type.Object(
   {
-    license_plate: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
-    name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    license_plate: OptionalText('licensePlate'),
+    name: OptionalText('name'),
     odometer_miles: Type.Optional(
-      Nullable(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'Odometer in miles, recorded as a reading taken now.' })),
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: 10_000_000,
+          description: 'Odometer in miles, recorded as a reading taken now.',
+        }),
+      ),
     ),
   },
   { additionalProperties: false },

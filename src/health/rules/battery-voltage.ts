@@ -50,8 +50,13 @@ type BatteryConfig = HealthConfig['battery'];
 
 function initialBatteryState(): BatteryState {
   return {
-    running: null, engineOnAtMs: null, lastVolts: null, lowSinceMs: null, criticalSinceMs: null,
-    recoverSinceMs: null, alert: null,
+    running: null,
+    engineOnAtMs: null,
+    lastVolts: null,
+    lowSinceMs: null,
+    criticalSinceMs: null,
+    recoverSinceMs: null,
+    alert: null,
   };
 }
 
@@ -107,7 +112,11 @@ function settle(state: BatteryState, atMs: number, config: BatteryConfig): Batte
 
   const current = next.alert;
   if (!current) {
-    return { ...next, recoverSinceMs: null, alert: { severity, raisedBy: [mode], displayName: displayName(mode, next.lastVolts) } };
+    return {
+      ...next,
+      recoverSinceMs: null,
+      alert: { severity, raisedBy: [mode], displayName: displayName(mode, next.lastVolts) },
+    };
   }
   const raisedBy = current.raisedBy.includes(mode) ? current.raisedBy : [...current.raisedBy, mode];
   const escalates = severityRank[severity] > severityRank[current.severity];
@@ -135,7 +144,11 @@ function applyEngineState(state: BatteryState, running: boolean, atMs: number): 
 
 function applyVoltage(state: BatteryState, voltage: number, atMs: number, config: BatteryConfig): BatteryState {
   const mode = modeOf(state);
-  if (mode === 'charging' && state.engineOnAtMs !== null && atMs - state.engineOnAtMs < config.crankingIgnoreSeconds * 1000) {
+  if (
+    mode === 'charging' &&
+    state.engineOnAtMs !== null &&
+    atMs - state.engineOnAtMs < config.crankingIgnoreSeconds * 1000
+  ) {
     return state;
   }
   const scale = voltScale(config);

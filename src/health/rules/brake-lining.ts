@@ -39,11 +39,22 @@ export const brakeLiningRule: Rule<BrakeLiningState> = {
       const lining = nonNegativeValue(sample.value);
       if (lining === null) continue;
       if (alert && lining > brakes.rearmPercent) alert = null;
-      const severity: BrakeSeverity | null = lining <= brakes.criticalPercent ? 'high' : lining <= brakes.lowPercent ? 'medium' : null;
-      if (severity && (!alert || severityRank[severity] > severityRank[alert.severity])) alert = { severity, percent: lining };
+      const severity: BrakeSeverity | null =
+        lining <= brakes.criticalPercent ? 'high' : lining <= brakes.lowPercent ? 'medium' : null;
+      if (severity && (!alert || severityRank[severity] > severityRank[alert.severity]))
+        alert = { severity, percent: lining };
     }
     const alerts: ActiveAlert[] = alert
-      ? [{ key: ALERT_KEY, severity: alert.severity, type: ALERT_TYPE, display_name: displayName(alert.percent), due_date: null, due_miles_remaining: null }]
+      ? [
+          {
+            key: ALERT_KEY,
+            severity: alert.severity,
+            type: ALERT_TYPE,
+            display_name: displayName(alert.percent),
+            due_date: null,
+            due_miles_remaining: null,
+          },
+        ]
       : [];
     return { state: { alert }, alerts };
   },

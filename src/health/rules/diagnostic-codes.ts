@@ -90,7 +90,11 @@ function classify({ code, system, mil }: ReportedCode): { type: DtcAlertType; se
   }
 }
 
-function applyReport(state: DiagnosticCodesState, reported: readonly ReportedCode[], clearAfterReports: number): DiagnosticCodesState {
+function applyReport(
+  state: DiagnosticCodesState,
+  reported: readonly ReportedCode[],
+  clearAfterReports: number,
+): DiagnosticCodesState {
   const codes: Record<string, ActiveCodeState> = {};
   const present = new Set<string>();
   for (const entry of reported) {
@@ -118,12 +122,25 @@ function alertsOf(state: DiagnosticCodesState): ActiveAlert[] {
   const entries = Object.entries(state.codes).sort(([a], [b]) => a.localeCompare(b));
   if (entries.length === 0) {
     return state.milOn
-      ? [{ key: MIL_KEY, severity: 'medium', type: 'check_engine_light', display_name: 'Check engine light on', due_date: null, due_miles_remaining: null }]
+      ? [
+          {
+            key: MIL_KEY,
+            severity: 'medium',
+            type: 'check_engine_light',
+            display_name: 'Check engine light on',
+            due_date: null,
+            due_miles_remaining: null,
+          },
+        ]
       : [];
   }
   return entries.map(([code, active]) => ({
-    key: code, severity: active.severity, type: active.type, display_name: `${displayPrefix[active.type]}: ${code}`,
-    due_date: null, due_miles_remaining: null,
+    key: code,
+    severity: active.severity,
+    type: active.type,
+    display_name: `${displayPrefix[active.type]}: ${code}`,
+    due_date: null,
+    due_miles_remaining: null,
   }));
 }
 

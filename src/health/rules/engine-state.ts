@@ -14,9 +14,15 @@ export function engineRunning(value: unknown): boolean | null {
 }
 
 /** The rule's one alert while an episode is raised, else none. */
-function episodeAlert(key: string, type: string, alert: { severity: AlertSeverity; displayName: string } | null): ActiveAlert[] {
+function episodeAlert(
+  key: string,
+  type: string,
+  alert: { severity: AlertSeverity; displayName: string } | null,
+): ActiveAlert[] {
   if (!alert) return [];
-  return [{ key, severity: alert.severity, type, display_name: alert.displayName, due_date: null, due_miles_remaining: null }];
+  return [
+    { key, severity: alert.severity, type, display_name: alert.displayName, due_date: null, due_miles_remaining: null },
+  ];
 }
 
 /**
@@ -39,7 +45,9 @@ export interface EngineGatedParts<S extends { alert: { severity: AlertSeverity; 
   applyValue: (state: S, value: number, atMs: number, config: C) => S;
 }
 
-export function engineGatedRule<S extends { alert: { severity: AlertSeverity; displayName: string } | null }, C>(parts: EngineGatedParts<S, C>): Rule<S> {
+export function engineGatedRule<S extends { alert: { severity: AlertSeverity; displayName: string } | null }, C>(
+  parts: EngineGatedParts<S, C>,
+): Rule<S> {
   return {
     name: parts.name,
     initial: parts.initial,

@@ -12,6 +12,8 @@
  *
  * State is JSON (ISO strings) and bounded: two counters, three small records, at most 31 days.
  */
+import { maxFutureSkewMs } from '../../domain/sample.js';
+import { msPerDay } from '../../domain/units.js';
 import type { LinkBroken } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
 import { daysBetween, isoDate, startOfIsoDate } from '../dates.js';
@@ -47,15 +49,20 @@ export interface LinkEvaluation {
 const odometerSignals: ReadonlySet<string> = new Set(['odometer_km', 'gps_odometer_km']);
 /** Hand-entered readings: someone looked at the dashboard, so they re-baseline everything. */
 const anchorSources: ReadonlySet<string> = new Set(['manual', 'service']);
-const msPerDay = 24 * 60 * 60 * 1000;
-/** Traccar `filter.future`: a reading dated more than a day ahead is a device clock error. */
-const maxFutureMs = msPerDay;
 /** The shortest gap the rate check divides by, so two readings a minute apart cannot look impossible. */
 const minRateGapDays = 1 / 24;
 const dailyWindowDays = 30;
 
 export function initialLinkState(): LinkState {
-  return { trusted: null, lastTracker: null, candidates: 0, conflict: null, consistentInConflict: 0, daily: [], first: null };
+  return {
+    trusted: null,
+    lastTracker: null,
+    candidates: 0,
+    conflict: null,
+    consistentInConflict: 0,
+    daily: [],
+    first: null,
+  };
 }
 
 function odometerKm(sample: RuleSample): number | null {
@@ -118,7 +125,12 @@ function applyTracker(state: LinkState, km: number, at: Date, source: string, co
   return { ...state, candidates, conflict, consistentInConflict: 0 };
 }
 
-function linkBrokenOf(state: LinkState, telematicsProvider: string | null, config: HealthConfig, now: Date): LinkBroken | null {
+function linkBrokenOf(
+  state: LinkState,
+  telematicsProvider: string | null,
+  config: HealthConfig,
+  now: Date,
+): LinkBroken | null {
   // A manually tracked vehicle has no link to break.
   if (telematicsProvider === null) return null;
   if (!state.lastTracker) return { reason: 'no_reading', since: null, tracker_km: null };
@@ -146,7 +158,7 @@ export function evaluateLink(
     const km = odometerKm(sample);
     if (km === null) continue;
     const at = sample.recordedAt;
-    if (at.getTime() > now.getTime() + maxFutureMs) continue;
+    if (at.getTime() > now.getTime() + maxFutureSkewMs) continue;
     const anchor = anchorSources.has(sample.source);
     if (!anchor) {
       // Any provider reading proves the tracker reports (no_reading, stale), even a late one.

@@ -56,7 +56,12 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
     const odometer = input.linkBroken?.reason === 'conflict' ? null : input.odometer;
     for (const [type, interval] of Object.entries(config.maintenance)) {
       const due = computeMaintenanceDue(
-        interval, input.vehicle.lastServices[type] ?? null, baseline, odometer, input.averageDailyKm, now,
+        interval,
+        input.vehicle.lastServices[type] ?? null,
+        baseline,
+        odometer,
+        input.averageDailyKm,
+        now,
       );
       if (!due || due.status === 'upcoming') continue;
       alerts.push({

@@ -40,10 +40,18 @@ function initialTirePressureState(): TirePressureState {
 }
 
 /** One tire's next alert state for a reading. */
-function nextTire(current: TireAlertState | undefined, pressure: number, config: TireConfig): TireAlertState | undefined {
+function nextTire(
+  current: TireAlertState | undefined,
+  pressure: number,
+  config: TireConfig,
+): TireAlertState | undefined {
   const placard = config.placardKpa;
   const atOrBelow = (ratio: number) => pressure <= ratio * placard + EPSILON_KPA;
-  const severity: TireSeverity | null = atOrBelow(config.criticalRatio) ? 'high' : atOrBelow(config.warnRatio) ? 'low' : null;
+  const severity: TireSeverity | null = atOrBelow(config.criticalRatio)
+    ? 'high'
+    : atOrBelow(config.warnRatio)
+      ? 'low'
+      : null;
   if (!current) return severity ? { severity, kpa: pressure } : undefined;
   if (severity) return severityRank[severity] > severityRank[current.severity] ? { severity, kpa: pressure } : current;
   // Between warn and clear the alert holds (hysteresis); at clear or above the tire re-arms.
@@ -72,8 +80,12 @@ function alertsOf(state: TirePressureState, config: TireConfig): ActiveAlert[] {
     const tire = state.tires[position];
     if (!tire) continue;
     alerts.push({
-      key: position, severity: tire.severity, type: ALERT_TYPE, display_name: displayName(position, tire.kpa, config.placardKpa),
-      due_date: null, due_miles_remaining: null,
+      key: position,
+      severity: tire.severity,
+      type: ALERT_TYPE,
+      display_name: displayName(position, tire.kpa, config.placardKpa),
+      due_date: null,
+      due_miles_remaining: null,
     });
   }
   return alerts;

@@ -4,12 +4,18 @@ import { batteryVoltageRule } from '../../../src/health/rules/battery-voltage.js
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
 import { at, ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-
 const volts = (seconds: number, value: unknown) => sample('battery_voltage', seconds, value);
 const engine = (seconds: number, value: unknown) => sample('engine_state', seconds, value);
 
 function battery(severity: ActiveAlert['severity'], displayName: string): ActiveAlert {
-  return { key: 'battery', severity, type: 'battery_voltage_low', display_name: displayName, due_date: null, due_miles_remaining: null };
+  return {
+    key: 'battery',
+    severity,
+    type: 'battery_voltage_low',
+    display_name: displayName,
+    due_date: null,
+    due_miles_remaining: null,
+  };
 }
 
 const vehicle = (config?: HealthConfig) => ruleVehicle(batteryVoltageRule, config);
@@ -27,7 +33,9 @@ describe('battery voltage, engine off', () => {
     const exact = vehicle();
     expect(exact.feed([engine(0, 'off'), volts(0, 12.2), volts(600, 12.2)], 3600)).toEqual([]);
     const under = vehicle();
-    expect(under.feed([engine(0, 'off'), volts(0, 12.19)], 3600)).toEqual([battery('medium', 'Battery low: 12.19 V (engine off)')]);
+    expect(under.feed([engine(0, 'off'), volts(0, 12.19)], 3600)).toEqual([
+      battery('medium', 'Battery low: 12.19 V (engine off)'),
+    ]);
   });
 
   it('raises high directly when below 11.8 V for the confirmation time, not before', () => {
@@ -39,11 +47,15 @@ describe('battery voltage, engine off', () => {
 
   it('escalates medium to high within the episode, with the same key, and never drops back', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(120, 12.0)], 120)).toEqual([battery('medium', 'Battery low: 12.0 V (engine off)')]);
+    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(120, 12.0)], 120)).toEqual([
+      battery('medium', 'Battery low: 12.0 V (engine off)'),
+    ]);
     expect(v.feed([volts(130, 11.6)], 249)).toEqual([battery('medium', 'Battery low: 12.0 V (engine off)')]);
     expect(v.feed([volts(250, 11.6)], 250)).toEqual([battery('high', 'Battery low: 11.6 V (engine off)')]);
     // Back above critical but still low: the episode keeps its high severity.
-    expect(v.feed([volts(300, 12.0), volts(900, 12.0)], 900)).toEqual([battery('high', 'Battery low: 11.6 V (engine off)')]);
+    expect(v.feed([volts(300, 12.0), volts(900, 12.0)], 900)).toEqual([
+      battery('high', 'Battery low: 11.6 V (engine off)'),
+    ]);
   });
 
   it('a sweep without samples completes the confirmation with time while the last reading still shows it', () => {
@@ -63,7 +75,9 @@ describe('battery voltage, engine off', () => {
   it('a condition held between two sparse readings raises when the later reading arrives', () => {
     const v = vehicle();
     // 12.0 V at 0 s and 12.6 V at 300 s: the low value held for 300 s, so the episode happened.
-    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(300, 12.6)], 300)).toEqual([battery('medium', 'Battery low: 12.0 V (engine off)')]);
+    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(300, 12.6)], 300)).toEqual([
+      battery('medium', 'Battery low: 12.0 V (engine off)'),
+    ]);
   });
 
   it('flapping around the threshold never confirms an alert', () => {
@@ -76,9 +90,13 @@ describe('battery voltage, engine off', () => {
 
   it('clears only after at least threshold + 0.2 V for 120 s, and flapping recovery keeps one alert', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(120, 12.0)], 120)).toEqual([battery('medium', 'Battery low: 12.0 V (engine off)')]);
+    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(120, 12.0)], 120)).toEqual([
+      battery('medium', 'Battery low: 12.0 V (engine off)'),
+    ]);
     // 12.3 V is above the threshold but below the 12.4 V re-arm level: held for long, still active.
-    expect(v.feed([volts(130, 12.3), volts(1000, 12.3)], 1000)).toEqual([battery('medium', 'Battery low: 12.0 V (engine off)')]);
+    expect(v.feed([volts(130, 12.3), volts(1000, 12.3)], 1000)).toEqual([
+      battery('medium', 'Battery low: 12.0 V (engine off)'),
+    ]);
     // Recovery interrupted every minute: one alert throughout.
     const flapping: RuleSample[] = [];
     for (let s = 1060; s <= 1600; s += 60) flapping.push(volts(s, s % 120 === 0 ? 12.5 : 12.1));
@@ -89,7 +107,9 @@ describe('battery voltage, engine off', () => {
 
   it('re-arms after clearing and raises a second episode', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'off'), volts(0, 11.9), volts(120, 11.9)], 120)).toEqual([battery('medium', 'Battery low: 11.9 V (engine off)')]);
+    expect(v.feed([engine(0, 'off'), volts(0, 11.9), volts(120, 11.9)], 120)).toEqual([
+      battery('medium', 'Battery low: 11.9 V (engine off)'),
+    ]);
     expect(v.feed([volts(200, 12.6), volts(320, 12.6)], 320)).toEqual([]);
     expect(v.feed([volts(400, 11.5)], 519)).toEqual([]);
     expect(v.feed([volts(520, 11.5)], 520)).toEqual([battery('high', 'Battery low: 11.5 V (engine off)')]);
@@ -97,7 +117,9 @@ describe('battery voltage, engine off', () => {
 
   it('a high alert re-arms from the low threshold, so it does not clear into a new medium alert', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'off'), volts(0, 11.5), volts(120, 11.5)], 120)).toEqual([battery('high', 'Battery low: 11.5 V (engine off)')]);
+    expect(v.feed([engine(0, 'off'), volts(0, 11.5), volts(120, 11.5)], 120)).toEqual([
+      battery('high', 'Battery low: 11.5 V (engine off)'),
+    ]);
     // 12.1 V is above critical + margin (12.0 V) but still low: the alert stays high.
     expect(v.feed([volts(200, 12.1)], 2000)).toEqual([battery('high', 'Battery low: 11.5 V (engine off)')]);
     expect(v.feed([volts(2100, 12.4)], 2220)).toEqual([]);
@@ -119,7 +141,12 @@ describe('battery voltage, engine running', () => {
 
   it('ignores cranking dips within 60 s of the engine turning on; a reading at 60 s counts', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'off'), volts(0, 12.6), engine(100, 'on'), volts(105, 9.8), volts(130, 12.9), volts(159, 12.9)], 400)).toEqual([]);
+    expect(
+      v.feed(
+        [engine(0, 'off'), volts(0, 12.6), engine(100, 'on'), volts(105, 9.8), volts(130, 12.9), volts(159, 12.9)],
+        400,
+      ),
+    ).toEqual([]);
     expect(v.state.lowSinceMs).toBeNull();
     expect(v.feed([volts(160, 13.0)], 459)).toEqual([]);
     expect(v.feed([], 460)).toEqual([battery('medium', 'Charging fault: 13.0 V while running')]);
@@ -141,16 +168,26 @@ describe('battery voltage, engine running', () => {
 
   it('a charging fault re-arms at 13.4 V: a healthy resting voltage keeps it, charging again clears it', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'on'), volts(60, 12.9), volts(360, 12.9)], 360)).toEqual([battery('medium', 'Charging fault: 12.9 V while running')]);
-    expect(v.feed([engine(400, 'off'), volts(410, 12.6)], 2000)).toEqual([battery('medium', 'Charging fault: 12.9 V while running')]);
-    expect(v.feed([engine(2000, 'on'), volts(2060, 13.4)], 2179)).toEqual([battery('medium', 'Charging fault: 12.9 V while running')]);
+    expect(v.feed([engine(0, 'on'), volts(60, 12.9), volts(360, 12.9)], 360)).toEqual([
+      battery('medium', 'Charging fault: 12.9 V while running'),
+    ]);
+    expect(v.feed([engine(400, 'off'), volts(410, 12.6)], 2000)).toEqual([
+      battery('medium', 'Charging fault: 12.9 V while running'),
+    ]);
+    expect(v.feed([engine(2000, 'on'), volts(2060, 13.4)], 2179)).toEqual([
+      battery('medium', 'Charging fault: 12.9 V while running'),
+    ]);
     expect(v.feed([], 2180)).toEqual([]);
   });
 
   it('a resting episode escalates to high after a charging fault with the engine off', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'on'), volts(60, 12.9), volts(360, 12.9)], 360)).toEqual([battery('medium', 'Charging fault: 12.9 V while running')]);
-    expect(v.feed([engine(400, 'off'), volts(400, 11.7)], 520)).toEqual([battery('high', 'Battery low: 11.7 V (engine off)')]);
+    expect(v.feed([engine(0, 'on'), volts(60, 12.9), volts(360, 12.9)], 360)).toEqual([
+      battery('medium', 'Charging fault: 12.9 V while running'),
+    ]);
+    expect(v.feed([engine(400, 'off'), volts(400, 11.7)], 520)).toEqual([
+      battery('high', 'Battery low: 11.7 V (engine off)'),
+    ]);
   });
 });
 
@@ -161,26 +198,45 @@ describe('battery voltage, units and odd values', () => {
     const healthy = vehicle(config24);
     expect(healthy.feed([engine(0, 'off'), volts(0, 24.4)], 3600)).toEqual([]);
     const low = vehicle(config24);
-    expect(low.feed([engine(0, 'off'), volts(0, 24.3)], 120)).toEqual([battery('medium', 'Battery low: 24.3 V (engine off)')]);
+    expect(low.feed([engine(0, 'off'), volts(0, 24.3)], 120)).toEqual([
+      battery('medium', 'Battery low: 24.3 V (engine off)'),
+    ]);
     expect(low.feed([volts(200, 23.5)], 320)).toEqual([battery('high', 'Battery low: 23.5 V (engine off)')]);
     // Re-arm at (12.2 + 0.2) × 2 = 24.8 V.
     expect(low.feed([volts(400, 24.7)], 4000)).toEqual([battery('high', 'Battery low: 23.5 V (engine off)')]);
     expect(low.feed([volts(4000, 24.8)], 4120)).toEqual([]);
     const charging = vehicle(config24);
     expect(charging.feed([engine(0, 'on'), volts(60, 26.4), volts(1000, 26.4)], 1000)).toEqual([]);
-    expect(charging.feed([volts(1010, 26.3)], 1310)).toEqual([battery('medium', 'Charging fault: 26.3 V while running')]);
+    expect(charging.feed([volts(1010, 26.3)], 1310)).toEqual([
+      battery('medium', 'Charging fault: 26.3 V while running'),
+    ]);
   });
 
   it('a 12 V threshold on a 24 V system is healthy: 23 V would be critical only on 24 V', () => {
     const v12 = vehicle();
     expect(v12.feed([engine(0, 'off'), volts(0, 12.5)], 600)).toEqual([]);
     const v24 = vehicle(config24);
-    expect(v24.feed([engine(0, 'off'), volts(0, 12.5)], 600)).toEqual([battery('high', 'Battery low: 12.5 V (engine off)')]);
+    expect(v24.feed([engine(0, 'off'), volts(0, 12.5)], 600)).toEqual([
+      battery('high', 'Battery low: 12.5 V (engine off)'),
+    ]);
   });
 
   it('ignores non-numeric, null, NaN and 0 V values without breaking a running confirmation', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'off'), volts(0, 12.0), volts(30, 'abc'), volts(60, null), volts(90, Number.NaN), volts(100, 0), volts(110, { v: 1 })], 119)).toEqual([]);
+    expect(
+      v.feed(
+        [
+          engine(0, 'off'),
+          volts(0, 12.0),
+          volts(30, 'abc'),
+          volts(60, null),
+          volts(90, Number.NaN),
+          volts(100, 0),
+          volts(110, { v: 1 }),
+        ],
+        119,
+      ),
+    ).toEqual([]);
     expect(v.state.lastVolts).toBe(12.0);
     expect(v.feed([], 120)).toEqual([battery('medium', 'Battery low: 12.0 V (engine off)')]);
   });

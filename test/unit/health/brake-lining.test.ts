@@ -4,14 +4,17 @@ import { brakeLiningRule } from '../../../src/health/rules/brake-lining.js';
 import type { ActiveAlert } from '../../../src/health/types.js';
 import { at, ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-
 const lining = (seconds: number, value: unknown) => sample('brake_lining_percent', seconds, value);
 const linings = (...values: unknown[]) => values.map((value, i) => lining(i * 3600, value));
 
 function brakes(severity: ActiveAlert['severity'], percent: number): ActiveAlert {
   return {
-    key: 'brakes', severity, type: 'brake_wear_detected', display_name: `Brake lining low: ${percent}% remaining`,
-    due_date: null, due_miles_remaining: null,
+    key: 'brakes',
+    severity,
+    type: 'brake_wear_detected',
+    display_name: `Brake lining low: ${percent}% remaining`,
+    due_date: null,
+    due_miles_remaining: null,
   };
 }
 
@@ -73,6 +76,12 @@ describe('brake lining', () => {
   it('ignores non-numeric, null, negative values and other signals', () => {
     const v = vehicle();
     expect(v.feed(linings('worn', null, -1, Number.NaN, { front: 5 }))).toEqual([]);
-    expect(v.feed([lining(0, 20), lining(10, 'new'), { signal: 'fuel_percent', recordedAt: at(20), value: 80, source: 'generic' }])).toEqual([brakes('medium', 20)]);
+    expect(
+      v.feed([
+        lining(0, 20),
+        lining(10, 'new'),
+        { signal: 'fuel_percent', recordedAt: at(20), value: 80, source: 'generic' },
+      ]),
+    ).toEqual([brakes('medium', 20)]);
   });
 });

@@ -4,14 +4,17 @@ import { coolantTemperatureRule } from '../../../src/health/rules/coolant-temper
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
 import { ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-
 const temp = (seconds: number, value: unknown) => sample('coolant_temp_c', seconds, value);
 const engine = (seconds: number, value: unknown) => sample('engine_state', seconds, value);
 
 function coolant(severity: ActiveAlert['severity'], celsius: number): ActiveAlert {
   return {
-    key: 'coolant', severity, type: 'coolant_temperature_high', display_name: `Coolant temperature high: ${celsius} °C`,
-    due_date: null, due_miles_remaining: null,
+    key: 'coolant',
+    severity,
+    type: 'coolant_temperature_high',
+    display_name: `Coolant temperature high: ${celsius} °C`,
+    due_date: null,
+    due_miles_remaining: null,
   };
 }
 
@@ -109,7 +112,19 @@ describe('coolant temperature', () => {
 
   it('ignores non-numeric values and unknown engine states; below-zero readings are valid', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'on'), temp(0, 106), temp(20, 'hot'), temp(30, null), temp(40, Number.POSITIVE_INFINITY), engine(45, 'stalled')], 59)).toEqual([]);
+    expect(
+      v.feed(
+        [
+          engine(0, 'on'),
+          temp(0, 106),
+          temp(20, 'hot'),
+          temp(30, null),
+          temp(40, Number.POSITIVE_INFINITY),
+          engine(45, 'stalled'),
+        ],
+        59,
+      ),
+    ).toEqual([]);
     expect(v.feed([], 60)).toEqual([coolant('high', 106)]);
     expect(v.feed([temp(100, -12), temp(160, -12)], 160)).toEqual([]);
     expect(v.state.lastCelsius).toBe(-12);

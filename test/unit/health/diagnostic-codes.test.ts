@@ -4,7 +4,6 @@ import { diagnosticCodesRule } from '../../../src/health/rules/diagnostic-codes.
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
 import { at, ruleVehicle } from '../../helpers/rule-harness.js';
 
-
 interface Code {
   code: unknown;
   system?: unknown;
@@ -13,35 +12,55 @@ interface Code {
 const code = (value: string, system: string, mil = false): Code => ({ code: value, system, mil });
 let clock = 0;
 /** One `dtcs` report: the full list of the vehicle's active codes. */
-const report = (...codes: Code[]): RuleSample => ({ signal: 'dtcs', recordedAt: at(clock++), value: codes, source: 'generic' });
-const lamp = (value: unknown): RuleSample => ({ signal: 'check_engine_light', recordedAt: at(clock++), value, source: 'generic' });
+const report = (...codes: Code[]): RuleSample => ({
+  signal: 'dtcs',
+  recordedAt: at(clock++),
+  value: codes,
+  source: 'generic',
+});
+const lamp = (value: unknown): RuleSample => ({
+  signal: 'check_engine_light',
+  recordedAt: at(clock++),
+  value,
+  source: 'generic',
+});
 
 function alert(key: string, type: string, severity: ActiveAlert['severity'], displayName: string): ActiveAlert {
   return { key, severity, type, display_name: displayName, due_date: null, due_miles_remaining: null };
 }
-const checkEngine = (key: string, severity: ActiveAlert['severity'] = 'medium') => alert(key, 'check_engine_light', severity, `Check engine: ${key}`);
+const checkEngine = (key: string, severity: ActiveAlert['severity'] = 'medium') =>
+  alert(key, 'check_engine_light', severity, `Check engine: ${key}`);
 const milAlert = alert('mil', 'check_engine_light', 'medium', 'Check engine light on');
 
 function vehicle(config?: HealthConfig) {
   const v = ruleVehicle(diagnosticCodesRule, config);
-  return { feed: (...samples: RuleSample[]) => v.feed(samples, clock), get state() { return v.state; } };
+  return {
+    feed: (...samples: RuleSample[]) => v.feed(samples, clock),
+    get state() {
+      return v.state;
+    },
+  };
 }
 
 describe('diagnostic codes: classification', () => {
   it('maps each active code to its alert type and severity, one alert per code keyed by the code', () => {
     const v = vehicle();
-    expect(v.feed(report(
-      code('P0420', 'powertrain', true),
-      code('P0171', 'powertrain'),
-      code('C0035', 'chassis'),
-      code('B0001', 'body'),
-      code('P0700', 'powertrain'),
-      code('P0841', 'powertrain', true),
-      code('U0100', 'network'),
-      code('U0101', 'network', true),
-      code('SPN110-FMI0', 'j1939'),
-      code('X1234', 'unknown'),
-    ))).toEqual([
+    expect(
+      v.feed(
+        report(
+          code('P0420', 'powertrain', true),
+          code('P0171', 'powertrain'),
+          code('C0035', 'chassis'),
+          code('B0001', 'body'),
+          code('P0700', 'powertrain'),
+          code('P0841', 'powertrain', true),
+          code('U0100', 'network'),
+          code('U0101', 'network', true),
+          code('SPN110-FMI0', 'j1939'),
+          code('X1234', 'unknown'),
+        ),
+      ),
+    ).toEqual([
       alert('B0001', 'airbag_warning', 'high', 'Airbag warning: B0001'),
       alert('C0035', 'abs_warning', 'high', 'ABS warning: C0035'),
       checkEngine('P0171'),
@@ -57,7 +76,9 @@ describe('diagnostic codes: classification', () => {
 
   it('only the third character 7 or 8 of a P-code is a transmission fault', () => {
     const v = vehicle();
-    expect(v.feed(report(code('P0699', 'powertrain'), code('P0900', 'powertrain'), code('P2800', 'powertrain', true)))).toEqual([
+    expect(
+      v.feed(report(code('P0699', 'powertrain'), code('P0900', 'powertrain'), code('P2800', 'powertrain', true))),
+    ).toEqual([
       checkEngine('P0699'),
       checkEngine('P0900'),
       alert('P2800', 'transmission_fault', 'high', 'Transmission fault: P2800'),
@@ -66,7 +87,15 @@ describe('diagnostic codes: classification', () => {
 
   it('takes the system from the code letter when the provider gives none, and normalizes the code', () => {
     const v = vehicle();
-    expect(v.feed(report({ code: ' c1234 ' }, { code: 'b1000', system: 'unknown' }, { code: 'p0715', system: 'bogus', mil: 'yes' }))).toEqual([
+    expect(
+      v.feed(
+        report(
+          { code: ' c1234 ' },
+          { code: 'b1000', system: 'unknown' },
+          { code: 'p0715', system: 'bogus', mil: 'yes' },
+        ),
+      ),
+    ).toEqual([
       alert('B1000', 'airbag_warning', 'high', 'Airbag warning: B1000'),
       alert('C1234', 'abs_warning', 'high', 'ABS warning: C1234'),
       alert('P0715', 'transmission_fault', 'medium', 'Transmission fault: P0715'),
@@ -74,7 +103,9 @@ describe('diagnostic codes: classification', () => {
   });
 
   it('a code listed twice in one report is one alert', () => {
-    expect(vehicle().feed(report(code('P0420', 'powertrain'), code('P0420', 'powertrain', true)))).toEqual([checkEngine('P0420')]);
+    expect(vehicle().feed(report(code('P0420', 'powertrain'), code('P0420', 'powertrain', true)))).toEqual([
+      checkEngine('P0420'),
+    ]);
   });
 });
 
@@ -95,26 +126,40 @@ describe('diagnostic codes: active set', () => {
       expect(v.feed(reported)).toEqual(expected);
     }
     // Several reports in one evaluation count one by one.
-    expect(v.feed(report(code('P0420', 'powertrain')), report(), report(code('P0420', 'powertrain')))).toEqual([checkEngine('P0420')]);
+    expect(v.feed(report(code('P0420', 'powertrain')), report(), report(code('P0420', 'powertrain')))).toEqual([
+      checkEngine('P0420'),
+    ]);
   });
 
   it('follows config.dtc.clearAfterReports', () => {
     const once = vehicle(effectiveHealthConfig({ dtc: { clearAfterReports: 1 } }));
-    expect(once.feed(report(code('C0035', 'chassis')))).toEqual([alert('C0035', 'abs_warning', 'high', 'ABS warning: C0035')]);
+    expect(once.feed(report(code('C0035', 'chassis')))).toEqual([
+      alert('C0035', 'abs_warning', 'high', 'ABS warning: C0035'),
+    ]);
     expect(once.feed(report())).toEqual([]);
     const thrice = vehicle(effectiveHealthConfig({ dtc: { clearAfterReports: 3 } }));
-    expect(thrice.feed(report(code('C0035', 'chassis')), report(), report())).toEqual([alert('C0035', 'abs_warning', 'high', 'ABS warning: C0035')]);
+    expect(thrice.feed(report(code('C0035', 'chassis')), report(), report())).toEqual([
+      alert('C0035', 'abs_warning', 'high', 'ABS warning: C0035'),
+    ]);
     expect(thrice.feed(report())).toEqual([]);
   });
 
   it('escalates a code when its MIL comes on and keeps the severity until the code clears', () => {
     const v = vehicle();
-    expect(v.feed(report(code('P0730', 'powertrain')))).toEqual([alert('P0730', 'transmission_fault', 'medium', 'Transmission fault: P0730')]);
-    expect(v.feed(report(code('P0730', 'powertrain', true)))).toEqual([alert('P0730', 'transmission_fault', 'high', 'Transmission fault: P0730')]);
-    expect(v.feed(report(code('P0730', 'powertrain', false)))).toEqual([alert('P0730', 'transmission_fault', 'high', 'Transmission fault: P0730')]);
+    expect(v.feed(report(code('P0730', 'powertrain')))).toEqual([
+      alert('P0730', 'transmission_fault', 'medium', 'Transmission fault: P0730'),
+    ]);
+    expect(v.feed(report(code('P0730', 'powertrain', true)))).toEqual([
+      alert('P0730', 'transmission_fault', 'high', 'Transmission fault: P0730'),
+    ]);
+    expect(v.feed(report(code('P0730', 'powertrain', false)))).toEqual([
+      alert('P0730', 'transmission_fault', 'high', 'Transmission fault: P0730'),
+    ]);
     // Cleared, then back: a new episode starts at its own severity.
     expect(v.feed(report(), report())).toEqual([]);
-    expect(v.feed(report(code('P0730', 'powertrain')))).toEqual([alert('P0730', 'transmission_fault', 'medium', 'Transmission fault: P0730')]);
+    expect(v.feed(report(code('P0730', 'powertrain')))).toEqual([
+      alert('P0730', 'transmission_fault', 'medium', 'Transmission fault: P0730'),
+    ]);
   });
 
   it('keeps the type and severity a code first had when a later report names another system', () => {
@@ -128,7 +173,12 @@ describe('diagnostic codes: active set', () => {
     const v = vehicle();
     expect(v.feed(report())).toEqual([]);
     expect(v.feed(report(code('P0420', 'powertrain')))).toEqual([checkEngine('P0420')]);
-    const odd: RuleSample[] = [null, 'P0420', { code: 'P0420' }, 42].map((value) => ({ signal: 'dtcs', recordedAt: at(clock++), value, source: 'generic' }));
+    const odd: RuleSample[] = [null, 'P0420', { code: 'P0420' }, 42].map((value) => ({
+      signal: 'dtcs',
+      recordedAt: at(clock++),
+      value,
+      source: 'generic',
+    }));
     expect(v.feed(...odd)).toEqual([checkEngine('P0420')]);
     // Entries without a string code are skipped; the report itself still counts.
     expect(v.feed(report({ code: null }, { code: 7 }), report({ code: '' }))).toEqual([]);
@@ -136,7 +186,9 @@ describe('diagnostic codes: active set', () => {
 
   it('a sweep without samples keeps the active codes', () => {
     const v = vehicle();
-    expect(v.feed(report(code('B0001', 'body')))).toEqual([alert('B0001', 'airbag_warning', 'high', 'Airbag warning: B0001')]);
+    expect(v.feed(report(code('B0001', 'body')))).toEqual([
+      alert('B0001', 'airbag_warning', 'high', 'Airbag warning: B0001'),
+    ]);
     expect(v.feed()).toEqual([alert('B0001', 'airbag_warning', 'high', 'Airbag warning: B0001')]);
     expect(v.state.codes).toEqual({ B0001: { type: 'airbag_warning', severity: 'high', missedReports: 0 } });
   });

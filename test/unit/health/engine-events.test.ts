@@ -20,18 +20,28 @@ function engineVehicle(facts: VehicleFacts) {
 describe('health engine events', () => {
   it('reports alerts opened, changed and resolved, status changes and link changes, each once', () => {
     const evaluate = engineVehicle({ telematicsProvider: 'generic', createdAt: at(0), lastServices: {} });
-    expect(evaluate([sample('odometer_km', 0, 1000), sample('engine_state', 0, 'on'), sample('fuel_percent', 0, 15)], 60)).toEqual([
-      { kind: 'status_changed', from: 'unknown', to: 'ok' },
-    ]);
+    expect(
+      evaluate([sample('odometer_km', 0, 1000), sample('engine_state', 0, 'on'), sample('fuel_percent', 0, 15)], 60),
+    ).toEqual([{ kind: 'status_changed', from: 'unknown', to: 'ok' }]);
     // Low fuel held for the 120 s confirmation.
     expect(evaluate([sample('fuel_percent', 130, 15)], 200)).toEqual([
-      expect.objectContaining({ kind: 'alert_opened', type: 'fuel_level_low', severity: 'low', display_name: 'Fuel low: 15%' }),
+      expect.objectContaining({
+        kind: 'alert_opened',
+        type: 'fuel_level_low',
+        severity: 'low',
+        display_name: 'Fuel low: 15%',
+      }),
       { kind: 'status_changed', from: 'ok', to: 'needs_attention' },
     ]);
     // Nothing new: no events.
     expect(evaluate([], 250)).toEqual([]);
     expect(evaluate([sample('fuel_percent', 300, 7)], 500)).toEqual([
-      expect.objectContaining({ kind: 'alert_changed', type: 'fuel_level_low', severity: 'medium', previous_severity: 'low' }),
+      expect.objectContaining({
+        kind: 'alert_changed',
+        type: 'fuel_level_low',
+        severity: 'medium',
+        previous_severity: 'low',
+      }),
     ]);
     // Refuelled above the re-arm level.
     expect(evaluate([sample('fuel_percent', 600, 30)], 700)).toEqual([
@@ -41,7 +51,12 @@ describe('health engine events', () => {
     // No odometer for more than 7 days: the link turns stale without any new sample.
     expect(evaluate([], 8 * day)).toEqual([
       { kind: 'status_changed', from: 'ok', to: 'needs_attention' },
-      { kind: 'link_changed', from: null, to: 'stale', link_broken: { reason: 'stale', since: at(0).toISOString(), tracker_km: null } },
+      {
+        kind: 'link_changed',
+        from: null,
+        to: 'stale',
+        link_broken: { reason: 'stale', since: at(0).toISOString(), tracker_km: null },
+      },
     ]);
   });
 
@@ -49,7 +64,9 @@ describe('health engine events', () => {
     const lastServices = { oil_change: { at: at(-30 * day), odometerKm: milesToKm(10_000) } };
     const evaluate = engineVehicle({ telematicsProvider: null, createdAt: at(-400 * day), lastServices });
     const events = evaluate([sample('odometer_km', 0, milesToKm(15_600))], 60);
-    expect(events).toContainEqual(expect.objectContaining({ kind: 'alert_opened', type: 'oil_change', overdue: true, due_miles_remaining: -600 }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ kind: 'alert_opened', type: 'oil_change', overdue: true, due_miles_remaining: -600 }),
+    );
     // Due soon is not overdue.
     const soon = engineVehicle({ telematicsProvider: null, createdAt: at(-400 * day), lastServices });
     expect(soon([sample('odometer_km', 0, milesToKm(14_700))], 60)).toContainEqual(

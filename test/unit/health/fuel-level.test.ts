@@ -4,12 +4,18 @@ import { fuelLevelRule } from '../../../src/health/rules/fuel-level.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
 import { ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
-
 const fuel = (seconds: number, value: unknown) => sample('fuel_percent', seconds, value);
 const engine = (seconds: number, value: unknown) => sample('engine_state', seconds, value);
 
 function low(severity: ActiveAlert['severity'], percent: number): ActiveAlert {
-  return { key: 'fuel', severity, type: 'fuel_level_low', display_name: `Fuel low: ${percent}%`, due_date: null, due_miles_remaining: null };
+  return {
+    key: 'fuel',
+    severity,
+    type: 'fuel_level_low',
+    display_name: `Fuel low: ${percent}%`,
+    due_date: null,
+    due_miles_remaining: null,
+  };
 }
 
 const vehicle = (config?: HealthConfig) => ruleVehicle(fuelLevelRule, config);
@@ -99,7 +105,9 @@ describe('fuel level', () => {
 
   it('ignores non-numeric, null and negative values and unknown engine states', () => {
     const v = vehicle();
-    expect(v.feed([engine(0, 'on'), fuel(0, 12), fuel(30, '80'), fuel(60, null), fuel(90, -5), engine(100, 'parked')], 119)).toEqual([]);
+    expect(
+      v.feed([engine(0, 'on'), fuel(0, 12), fuel(30, '80'), fuel(60, null), fuel(90, -5), engine(100, 'parked')], 119),
+    ).toEqual([]);
     expect(v.state.lastPercent).toBe(12);
     expect(v.feed([], 120)).toEqual([low('low', 12)]);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultHealthConfig } from '../../../src/health/config.js';
 import {
-  averageDailyKm, evaluateLink, initialLinkState, type LinkState,
+  averageDailyKm,
+  evaluateLink,
+  initialLinkState,
+  type LinkState,
 } from '../../../src/health/rules/link-broken.js';
 import type { RuleSample } from '../../../src/health/types.js';
 
@@ -50,11 +53,17 @@ describe('link: no_reading', () => {
   });
 
   it('counts gps_odometer_km and ignores other signals and non-numeric values', () => {
-    const ignored = evaluateLink(initialLinkState(), [
-      { signal: 'fuel_percent', recordedAt: t0, value: 50, source: provider },
-      { signal: 'odometer_km', recordedAt: t0, value: '123', source: provider },
-      { signal: 'odometer_km', recordedAt: t0, value: Number.NaN, source: provider },
-    ], provider, config, t0);
+    const ignored = evaluateLink(
+      initialLinkState(),
+      [
+        { signal: 'fuel_percent', recordedAt: t0, value: 50, source: provider },
+        { signal: 'odometer_km', recordedAt: t0, value: '123', source: provider },
+        { signal: 'odometer_km', recordedAt: t0, value: Number.NaN, source: provider },
+      ],
+      provider,
+      config,
+      t0,
+    );
     expect(ignored.linkBroken?.reason).toBe('no_reading');
     const gps = evaluateLink(ignored.state, [reading(42, t0, provider, 'gps_odometer_km')], provider, config, t0);
     expect(gps.odometer?.km).toBe(42);
@@ -107,7 +116,9 @@ describe('link: conflict', () => {
 
   it('a consistent reading between two backwards ones resets the count', () => {
     const result = feed(baseline(), [
-      reading(9_990, after(hour)), reading(10_010, after(2 * hour)), reading(9_990, after(3 * hour)),
+      reading(9_990, after(hour)),
+      reading(10_010, after(2 * hour)),
+      reading(9_990, after(3 * hour)),
     ]);
     expect(result.linkBroken).toBeNull();
     expect(result.state.candidates).toBe(1);
@@ -236,7 +247,10 @@ describe('link: daily distance', () => {
       reading(1_100, new Date('2026-11-02T09:00:00Z')),
       reading(1_050, new Date('2026-11-02T10:00:00Z')), // candidate: not trusted, not recorded
     ]);
-    expect(result.state.daily).toEqual([{ day: '2026-11-01', km: 1_040 }, { day: '2026-11-02', km: 1_100 }]);
+    expect(result.state.daily).toEqual([
+      { day: '2026-11-01', km: 1_040 },
+      { day: '2026-11-02', km: 1_100 },
+    ]);
   });
 
   it('averages the distance over the days between the oldest and newest entries', () => {
@@ -256,7 +270,9 @@ describe('link: daily distance', () => {
   });
 
   it('keeps 31 days: older days are dropped from the state and the average', () => {
-    const samples = Array.from({ length: 41 }, (_, i) => reading(1_000 + 10 * i + (i >= 20 ? 10 * (i - 20) : 0), after(i * day)));
+    const samples = Array.from({ length: 41 }, (_, i) =>
+      reading(1_000 + 10 * i + (i >= 20 ? 10 * (i - 20) : 0), after(i * day)),
+    );
     const now = after(40 * day);
     const { state } = feed(initialLinkState(), samples);
     expect(state.daily).toHaveLength(31);
@@ -272,7 +288,9 @@ describe('link: daily distance', () => {
 
   it('a manual correction downwards restarts the daily history', () => {
     const { state } = feed(initialLinkState(), [
-      reading(1_000, t0), reading(1_100, after(day)), reading(900, after(2 * day), 'manual'),
+      reading(1_000, t0),
+      reading(1_100, after(day)),
+      reading(900, after(2 * day), 'manual'),
     ]);
     expect(state.daily).toEqual([{ day: '2026-11-03', km: 900 }]);
     expect(averageDailyKm(state, after(2 * day))).toBeNull();
@@ -281,12 +299,19 @@ describe('link: daily distance', () => {
 
 describe('link: first trusted odometer', () => {
   it('keeps the first trusted reading as the maintenance baseline, and resets it with a correcting anchor', () => {
-    const state = feed(initialLinkState(), [reading(10_000, t0), reading(10_050, after(hour)), reading(10_120, after(2 * hour))]).state;
+    const state = feed(initialLinkState(), [
+      reading(10_000, t0),
+      reading(10_050, after(hour)),
+      reading(10_120, after(2 * hour)),
+    ]).state;
     expect(state.first).toEqual({ km: 10_000, at: t0.toISOString() });
     const corrected = feed(state, [reading(9_000, after(3 * hour), 'manual')]).state;
     expect(corrected.first).toEqual({ km: 9_000, at: after(3 * hour).toISOString() });
     // A state stored before `first` existed takes the next trusted reading.
     const { first: _omitted, ...legacy } = state;
-    expect(feed(legacy as LinkState, [reading(10_200, after(4 * hour))]).state.first).toEqual({ km: 10_200, at: after(4 * hour).toISOString() });
+    expect(feed(legacy as LinkState, [reading(10_200, after(4 * hour))]).state.first).toEqual({
+      km: 10_200,
+      at: after(4 * hour).toISOString(),
+    });
   });
 });

@@ -12,7 +12,12 @@ const stale: LinkBroken = { reason: 'stale', since: '2026-11-01T08:00:00.000Z', 
 const conflict: LinkBroken = { reason: 'conflict', since: '2026-11-01T08:00:00.000Z', tracker_km: 9_000 };
 
 const safetyTypes = [
-  'brake_wear_detected', 'brake_inspection', 'tire_pressure_low', 'airbag_warning', 'abs_warning', 'coolant_temperature_high',
+  'brake_wear_detected',
+  'brake_inspection',
+  'tire_pressure_low',
+  'airbag_warning',
+  'abs_warning',
+  'coolant_temperature_high',
 ];
 
 describe('rollUpHealth', () => {

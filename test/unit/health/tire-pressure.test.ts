@@ -4,19 +4,25 @@ import { tirePressureRule } from '../../../src/health/rules/tire-pressure.js';
 import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
 import { at, ruleVehicle } from '../../helpers/rule-harness.js';
 
-
 type Tires = Partial<Record<'front_left' | 'front_right' | 'rear_left' | 'rear_right', unknown>>;
 const healthy = { front_left: 240, front_right: 240, rear_left: 240, rear_right: 240 };
 /** A full reading: healthy tires, with `tires` overriding some of them. */
 const tires = (seconds: number, overrides: Tires = {}): RuleSample => ({
-  signal: 'tire_pressure_kpa', recordedAt: at(seconds), value: { ...healthy, ...overrides }, source: 'generic',
+  signal: 'tire_pressure_kpa',
+  recordedAt: at(seconds),
+  value: { ...healthy, ...overrides },
+  source: 'generic',
 });
 const rearLeft = (seconds: number, kpa: unknown) => tires(seconds, { rear_left: kpa });
 
 function tire(key: string, severity: ActiveAlert['severity'], kpa: number, placard = 240): ActiveAlert {
   return {
-    key, severity, type: 'tire_pressure_low', display_name: `Tire pressure low: ${key.replace('_', ' ')} ${kpa} kPa (placard ${placard})`,
-    due_date: null, due_miles_remaining: null,
+    key,
+    severity,
+    type: 'tire_pressure_low',
+    display_name: `Tire pressure low: ${key.replace('_', ' ')} ${kpa} kPa (placard ${placard})`,
+    due_date: null,
+    due_miles_remaining: null,
   };
 }
 
@@ -36,7 +42,9 @@ describe('tire pressure', () => {
   it('holds the alert between warn and clear (cold-morning hysteresis) and clears exactly at 92 % (220.8 kPa)', () => {
     const v = vehicle();
     expect(v.feed([rearLeft(0, 215)], 0)).toEqual([tire('rear_left', 'low', 215)]);
-    expect(v.feed([rearLeft(600, 218), rearLeft(1200, 220), rearLeft(1800, 220.7)], 1800)).toEqual([tire('rear_left', 'low', 215)]);
+    expect(v.feed([rearLeft(600, 218), rearLeft(1200, 220), rearLeft(1800, 220.7)], 1800)).toEqual([
+      tire('rear_left', 'low', 215),
+    ]);
     expect(v.feed([rearLeft(2400, 220.8)], 2400)).toEqual([]);
   });
 
@@ -68,21 +76,27 @@ describe('tire pressure', () => {
   it('keeps one alert per tire, keyed by position, each with its own episode', () => {
     const v = vehicle();
     expect(v.feed([tires(0, { front_left: 200, rear_right: 170 })], 0)).toEqual([
-      tire('front_left', 'low', 200), tire('rear_right', 'high', 170),
+      tire('front_left', 'low', 200),
+      tire('rear_right', 'high', 170),
     ]);
     expect(v.feed([tires(60, { front_left: 241, rear_right: 172, front_right: 214 })], 60)).toEqual([
-      tire('front_right', 'low', 214), tire('rear_right', 'high', 170),
+      tire('front_right', 'low', 214),
+      tire('rear_right', 'high', 170),
     ]);
   });
 
   it('a null, missing or non-numeric value leaves that tire unchanged', () => {
     const v = vehicle();
     expect(v.feed([rearLeft(0, 170)], 0)).toEqual([tire('rear_left', 'high', 170)]);
-    expect(v.feed([rearLeft(60, null), rearLeft(120, 'flat'), rearLeft(180, Number.NaN), rearLeft(240, -3)], 240)).toEqual([tire('rear_left', 'high', 170)]);
+    expect(
+      v.feed([rearLeft(60, null), rearLeft(120, 'flat'), rearLeft(180, Number.NaN), rearLeft(240, -3)], 240),
+    ).toEqual([tire('rear_left', 'high', 170)]);
     const missing = { signal: 'tire_pressure_kpa', recordedAt: at(300), value: { front_left: 240 }, source: 'generic' };
     expect(v.feed([missing], 300)).toEqual([tire('rear_left', 'high', 170)]);
     // A null tire never raises either.
-    expect(vehicle().feed([tires(0, { front_left: null, front_right: null, rear_left: null, rear_right: null })], 0)).toEqual([]);
+    expect(
+      vehicle().feed([tires(0, { front_left: null, front_right: null, rear_left: null, rear_right: null })], 0),
+    ).toEqual([]);
   });
 
   it('a 0 kPa (flat) tire is high', () => {
@@ -92,14 +106,22 @@ describe('tire pressure', () => {
   it('ignores values that are not a tire object, and other signals', () => {
     const v = vehicle();
     expect(v.feed([rearLeft(0, 200)], 0)).toEqual([tire('rear_left', 'low', 200)]);
-    const odd: RuleSample[] = [null, 230, 'x', [240, 240, 240, 240]].map((value, i) => ({ signal: 'tire_pressure_kpa', recordedAt: at(60 + i), value, source: 'generic' }));
+    const odd: RuleSample[] = [null, 230, 'x', [240, 240, 240, 240]].map((value, i) => ({
+      signal: 'tire_pressure_kpa',
+      recordedAt: at(60 + i),
+      value,
+      source: 'generic',
+    }));
     odd.push({ signal: 'fuel_percent', recordedAt: at(100), value: 240, source: 'generic' });
     expect(v.feed(odd, 200)).toEqual([tire('rear_left', 'low', 200)]);
   });
 
   it('a sweep without samples keeps the active alerts', () => {
     const v = vehicle();
-    expect(v.feed([tires(0, { front_right: 178, rear_left: 205 })], 0)).toEqual([tire('front_right', 'high', 178), tire('rear_left', 'low', 205)]);
+    expect(v.feed([tires(0, { front_right: 178, rear_left: 205 })], 0)).toEqual([
+      tire('front_right', 'high', 178),
+      tire('rear_left', 'low', 205),
+    ]);
     expect(v.feed([], 86_400)).toEqual([tire('front_right', 'high', 178), tire('rear_left', 'low', 205)]);
   });
 

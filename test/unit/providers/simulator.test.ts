@@ -33,7 +33,8 @@ const pairs = (points: Point[]) => points.slice(1).map((p, i) => [points[i]!, p]
 
 function haversineKm(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
   const r = (d: number) => (d * Math.PI) / 180;
-  const h = Math.sin(r(b.lat - a.lat) / 2) ** 2 + Math.cos(r(a.lat)) * Math.cos(r(b.lat)) * Math.sin(r(b.lon - a.lon) / 2) ** 2;
+  const h =
+    Math.sin(r(b.lat - a.lat) / 2) ** 2 + Math.cos(r(a.lat)) * Math.cos(r(b.lat)) * Math.sin(r(b.lon - a.lon) / 2) ** 2;
   return 2 * 6371.0088 * Math.asin(Math.sqrt(h));
 }
 
@@ -42,7 +43,11 @@ function vinIsValid(vin: string): boolean {
   if (!/^[A-HJ-NPR-Z0-9]{17}$/.test(vin)) return false;
   const values = '0123456789.ABCDEFGH..JKLMN.P.R..STUVWXYZ';
   const weights = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2];
-  const sum = [...vin].reduce((acc, ch, i) => acc + (/\d/.test(ch) ? Number(ch) : values.indexOf(ch) % 10 === 0 ? 9 : values.indexOf(ch) % 10) * weights[i]!, 0);
+  const sum = [...vin].reduce(
+    (acc, ch, i) =>
+      acc + (/\d/.test(ch) ? Number(ch) : values.indexOf(ch) % 10 === 0 ? 9 : values.indexOf(ch) % 10) * weights[i]!,
+    0,
+  );
   const check = sum % 11 === 10 ? 'X' : String(sum % 11);
   return vin[8] === check;
 }
@@ -53,19 +58,33 @@ describe('simulator adapter', () => {
     expect(simulator.refresh).toBe('not_implemented');
     const body = JSON.stringify(ticks[0]!.payload);
     const secret = 'sim-secret';
-    const request = (signature?: string) => ({ method: 'POST', headers: signature ? { 'x-signature': signature } : {}, query: {}, rawBody: Buffer.from(body) });
+    const request = (signature?: string) => ({
+      method: 'POST',
+      headers: signature ? { 'x-signature': signature } : {},
+      pathToken: null,
+      rawBody: Buffer.from(body),
+    });
     expect(signSimulatedBody(body, secret)).toBe(`sha256=${hmacHex('sha256', secret, body)}`);
-    expect(simulator.verifyPush!(request(signSimulatedBody(body, secret)), secret, start)).toEqual({ ok: true });
-    expect(simulator.verifyPush!(request(signSimulatedBody(body, 'other')), secret, start)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(simulator.verifyPush!(request(), secret, start)).toEqual({ ok: false, reason: 'missing_signature' });
+    expect(simulator.push!.verify(request(signSimulatedBody(body, secret)), secret, start)).toEqual({ ok: true });
+    expect(simulator.push!.verify(request(signSimulatedBody(body, 'other')), secret, start)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(simulator.push!.verify(request(), secret, start)).toEqual({ ok: false, reason: 'missing_signature' });
   });
 
   it('every tick of two days normalizes with ok:true, no skipped entry, every signal and event kept', () => {
     for (const tick of ticks) {
-      const result = simulator.normalize({ contentType: 'application/json', body: JSON.stringify(tick.payload) }, tick.at);
+      const result = simulator.normalize(
+        { contentType: 'application/json', body: JSON.stringify(tick.payload) },
+        tick.at,
+      );
       if (!result.ok) throw new Error(result.reason);
       expect(result.skipped).toEqual([]);
-      const signals = tick.payload.readings.reduce((n, r) => n + Object.keys(r.signals).filter((k) => k !== 'events').length, 0);
+      const signals = tick.payload.readings.reduce(
+        (n, r) => n + Object.keys(r.signals).filter((k) => k !== 'events').length,
+        0,
+      );
       const events = tick.payload.readings.reduce((n, r) => n + (r.signals.events?.length ?? 0), 0);
       expect(result.samples).toHaveLength(signals);
       expect(result.events).toHaveLength(events);
@@ -76,7 +95,9 @@ describe('simulator adapter', () => {
 
 describe('simulated fleet', () => {
   it('describes its vehicles deterministically, with valid unique VINs', () => {
-    expect(fleet.vehicles.map((v) => v.providerVehicleId)).toEqual(Array.from({ length: 10 }, (_, i) => `sim-${String(i + 1).padStart(3, '0')}`));
+    expect(fleet.vehicles.map((v) => v.providerVehicleId)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `sim-${String(i + 1).padStart(3, '0')}`),
+    );
     for (const v of fleet.vehicles) {
       expect(vinIsValid(v.vin), v.vin).toBe(true);
       expect(v.year).toBeGreaterThanOrEqual(2017);
@@ -85,7 +106,9 @@ describe('simulated fleet', () => {
     }
     expect(new Set(fleet.vehicles.map((v) => v.vin)).size).toBe(10);
     expect(createSimulatedFleet(options).vehicles).toEqual(fleet.vehicles);
-    expect(createSimulatedFleet({ ...options, seed: 43 }).vehicles.map((v) => v.vin)).not.toEqual(fleet.vehicles.map((v) => v.vin));
+    expect(createSimulatedFleet({ ...options, seed: 43 }).vehicles.map((v) => v.vin)).not.toEqual(
+      fleet.vehicles.map((v) => v.vin),
+    );
     const ids = fleet.vehicles.map((v) => v.providerVehicleId);
     expect(new Set(Object.values(special)).size).toBe(5);
     for (const id of Object.values(special)) expect(ids).toContain(id);
@@ -129,7 +152,9 @@ describe('simulated fleet', () => {
       expect(ids.filter((id) => id !== special.stale)).toHaveLength(9);
     }
     const early = createSimulatedFleet({ ...options, staleAfterSeconds: 600 });
-    const seen = [...simulatedPayloads(early, 20, 60)].map((t) => t.payload.readings.some((r) => r.vehicle === early.specialVehicles.stale));
+    const seen = [...simulatedPayloads(early, 20, 60)].map((t) =>
+      t.payload.readings.some((r) => r.vehicle === early.specialVehicles.stale),
+    );
     expect(seen).toEqual([...Array(10).fill(true), ...Array(10).fill(false)]);
   });
 
@@ -174,18 +199,29 @@ describe('simulated fleet', () => {
     const realistic = ({ s }: Point): boolean => {
       const running = s.engine_state !== 'off';
       return (
-        s.speed_kph >= 0 && s.speed_kph <= 130 &&
-        s.battery_voltage >= 11 && s.battery_voltage <= 15 &&
-        (s.speed_kph > 0) === (s.engine_state === 'on') &&
+        s.speed_kph >= 0 &&
+        s.speed_kph <= 130 &&
+        s.battery_voltage >= 11 &&
+        s.battery_voltage <= 15 &&
+        s.speed_kph > 0 === (s.engine_state === 'on') &&
         (running ? s.battery_voltage >= 13.55 && s.battery_voltage <= 14.45 : s.battery_voltage <= 12.8) &&
-        (s.coolant_temp_c !== undefined) === running && (s.tire_pressure_kpa !== undefined) === running && (s.dtcs !== undefined) === running &&
+        (s.coolant_temp_c !== undefined) === running &&
+        (s.tire_pressure_kpa !== undefined) === running &&
+        (s.dtcs !== undefined) === running &&
         s.check_engine_light === s.dtcs?.some((d) => d.mil) &&
-        s.fuel_percent >= 0 && s.fuel_percent <= 100 &&
-        s.oil_life_percent >= 0 && s.oil_life_percent <= 100 &&
-        Math.abs(s.location.lat) <= 90 && s.location.heading !== null && s.location.heading >= 0 && s.location.heading < 360
+        s.fuel_percent >= 0 &&
+        s.fuel_percent <= 100 &&
+        s.oil_life_percent >= 0 &&
+        s.oil_life_percent <= 100 &&
+        Math.abs(s.location.lat) <= 90 &&
+        s.location.heading !== null &&
+        s.location.heading >= 0 &&
+        s.location.heading < 360
       );
     };
-    const violations = [...series].flatMap(([id, points]) => points.filter((p) => !realistic(p)).map((p) => ({ id, ...p })));
+    const violations = [...series].flatMap(([id, points]) =>
+      points.filter((p) => !realistic(p)).map((p) => ({ id, ...p })),
+    );
     expect(violations.slice(0, 3)).toEqual([]);
     const speeds = [...series.values()].flat().map((p) => p.s.speed_kph);
     expect(Math.max(...speeds)).toBeGreaterThan(90); // some highway driving

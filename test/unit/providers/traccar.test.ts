@@ -5,16 +5,22 @@ import type { NormalizeResult } from '../../../providers/types.js';
 import { ok } from '../../helpers/normalized.js';
 
 const receivedAt = new Date('2026-05-04T14:05:00Z');
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/providers/traccar/${name}`, import.meta.url), 'utf8').trim();
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/providers/traccar/${name}`, import.meta.url), 'utf8').trim();
 const query = (body: string) => traccar.normalize({ contentType: null, body }, receivedAt);
-const form = (body: string) => traccar.normalize({ contentType: 'application/x-www-form-urlencoded; charset=utf-8', body }, receivedAt);
-const json = (body: unknown) => traccar.normalize({ contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) }, receivedAt);
+const form = (body: string) =>
+  traccar.normalize({ contentType: 'application/x-www-form-urlencoded; charset=utf-8', body }, receivedAt);
+const json = (body: unknown) =>
+  traccar.normalize(
+    { contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) },
+    receivedAt,
+  );
 
 const bySignal = (result: NormalizeResult) => Object.fromEntries(ok(result).samples.map((s) => [s.signal, s.value]));
 const times = (result: NormalizeResult) => [...new Set(ok(result).samples.map((s) => s.recordedAt.toISOString()))];
 
-function push(query: Record<string, string>) {
-  return { method: 'GET', headers: {}, query, rawBody: Buffer.alloc(0) };
+function push(pathToken: string | null, query = '') {
+  return { method: 'GET', headers: {}, pathToken, rawBody: Buffer.from(query) };
 }
 
 describe('traccar adapter (OsmAnd)', () => {
@@ -36,7 +42,14 @@ describe('traccar adapter (OsmAnd)', () => {
     expect(values).not.toHaveProperty('odometer_km');
     expect(times(result)).toEqual(['2025-05-04T14:02:11.000Z']);
     expect(result.samples.every((s) => s.providerVehicleId === '358240051111110')).toBe(true);
-    expect(result.events).toEqual([{ providerVehicleId: '358240051111110', kind: 'hard_brake', recordedAt: new Date('2025-05-04T14:02:11Z'), g: null }]);
+    expect(result.events).toEqual([
+      {
+        providerVehicleId: '358240051111110',
+        kind: 'hard_brake',
+        recordedAt: new Date('2025-05-04T14:02:11Z'),
+        g: null,
+      },
+    ]);
     expect(result.skipped).toEqual([]);
   });
 
@@ -58,7 +71,9 @@ describe('traccar adapter (OsmAnd)', () => {
     expect(result.events).toEqual([]);
     expect(result.skipped).toEqual([]);
     // Without a content type the JSON body is still recognised.
-    expect(bySignal(traccar.normalize({ contentType: null, body: fixture('osmand-client.json') }, receivedAt))).toEqual(bySignal(result));
+    expect(bySignal(traccar.normalize({ contentType: null, body: fixture('osmand-client.json') }, receivedAt))).toEqual(
+      bySignal(result),
+    );
   });
 
   it('maps a form POST: deviceid, location=lat,lon, OBD odometer, hours, dtcs, obdSpeed, litres, volts and every alarm kind', () => {
@@ -96,7 +111,8 @@ describe('traccar adapter (OsmAnd)', () => {
   });
 
   it('reads every timestamp form, UTC for zone-less text, and the arrival time when none is sent', () => {
-    const at = (timestamp: string | null) => times(query(`id=7&lat=1&lon=2${timestamp === null ? '' : `&timestamp=${timestamp}`}`));
+    const at = (timestamp: string | null) =>
+      times(query(`id=7&lat=1&lon=2${timestamp === null ? '' : `&timestamp=${timestamp}`}`));
     expect(at('1746367331')).toEqual(['2025-05-04T14:02:11.000Z']); // unix seconds
     expect(at('1746367331250')).toEqual(['2025-05-04T14:02:11.250Z']); // unix milliseconds
     expect(at('2026-05-04T14:02:11Z')).toEqual(['2026-05-04T14:02:11.000Z']);
@@ -108,7 +124,10 @@ describe('traccar adapter (OsmAnd)', () => {
     for (const bad of ['yesterday', '2026-02-31+10:00:00', '2026-05-04+24:00:00', 'May+4+2026', '']) {
       const result = ok(query(`id=7&lat=1&lon=2&speed=1&timestamp=${bad}`));
       expect(result.samples, bad).toEqual([]);
-      expect(result.skipped.map((s) => s.reason), bad).toEqual(['location has no valid time', 'speed_kph has no valid time']);
+      expect(
+        result.skipped.map((s) => s.reason),
+        bad,
+      ).toEqual(['location has no valid time', 'speed_kph has no valid time']);
     }
     expect(ok(query('id=7&timestamp=nope&alarm=accident')).skipped).toEqual([{ reason: 'event impact untimed' }]);
   });
@@ -118,19 +137,32 @@ describe('traccar adapter (OsmAnd)', () => {
     expect(bySignal(query('id=7&speed=0'))).toEqual({ speed_kph: 0 });
     expect(bySignal(query('id=7&speed=10&obdSpeed=19'))).toEqual({ speed_kph: 18.52, obd_speed_kph: 19 });
     expect(bySignal(query('id=7&obdSpeed=19'))).toEqual({ speed_kph: 19 });
-    expect(bySignal(json({ device_id: 7, location: { timestamp: 1746367331, coords: { latitude: 1, longitude: 2, speed: 10, heading: -1 } } }))).toEqual({
+    expect(
+      bySignal(
+        json({
+          device_id: 7,
+          location: { timestamp: 1746367331, coords: { latitude: 1, longitude: 2, speed: 10, heading: -1 } },
+        }),
+      ),
+    ).toEqual({
       location: { lat: 1, lon: 2, heading: null }, // -1: the phone does not know its course
       speed_kph: 36,
     });
   });
 
   it('rejects a payload without a device id or that cannot be read, without throwing', () => {
-    expect(query('timestamp=1746367331&lat=41.85&lon=-87.65')).toEqual({ ok: false, reason: 'missing device id (id or deviceid)' });
+    expect(query('timestamp=1746367331&lat=41.85&lon=-87.65')).toEqual({
+      ok: false,
+      reason: 'missing device id (id or deviceid)',
+    });
     expect(query('id=&lat=1&lon=2')).toEqual({ ok: false, reason: 'missing device id (id or deviceid)' });
     expect(query('')).toEqual({ ok: false, reason: 'body is not an OsmAnd query' });
     expect(query('just some text')).toEqual({ ok: false, reason: 'missing device id (id or deviceid)' });
     expect(json('{"device_id": "1", "location": {')).toEqual({ ok: false, reason: 'body is not JSON' });
-    expect(json({ location: { coords: { latitude: 1, longitude: 2 } } })).toEqual({ ok: false, reason: 'missing device_id' });
+    expect(json({ location: { coords: { latitude: 1, longitude: 2 } } })).toEqual({
+      ok: false,
+      reason: 'missing device_id',
+    });
     expect(json({ device_id: '1' })).toEqual({ ok: false, reason: 'expected {"device_id", "location": {...}}' });
     expect(json([1, 2])).toEqual({ ok: false, reason: 'expected {"device_id", "location": {...}}' });
     expect(json('null')).toEqual({ ok: false, reason: 'expected {"device_id", "location": {...}}' });
@@ -167,12 +199,22 @@ describe('traccar adapter (OsmAnd)', () => {
     ]);
     expect(ok(query('id=7&lat=0&lon=0')).skipped).toEqual([{ reason: 'location 0,0 is no fix' }]);
     expect(ok(query('id=7&location=41.85')).skipped).toEqual([{ reason: 'location out of range' }]);
-    expect(ok(query('id=7&lat=41.85&lon=-87.65&valid=false&speed=1')).skipped).toEqual([{ reason: 'location fix not valid' }]);
-    expect(bySignal(query('id=7&lat=41.85&lon=-87.65&valid=1'))).toEqual({ location: { lat: 41.85, lon: -87.65, heading: null } });
+    expect(ok(query('id=7&lat=41.85&lon=-87.65&valid=false&speed=1')).skipped).toEqual([
+      { reason: 'location fix not valid' },
+    ]);
+    expect(bySignal(query('id=7&lat=41.85&lon=-87.65&valid=1'))).toEqual({
+      location: { lat: 41.85, lon: -87.65, heading: null },
+    });
   });
 
   it('keeps unknown attributes under a snake_case name, typed number, then boolean, then string', () => {
-    expect(bySignal(query('id=7&totalDistance=1200.5&fuelUsed=3&HDOPValue=0.9&io-2=true&doorOpen=false&driverUniqueId=42A&sat=07&note=0x%5D'))).toEqual({
+    expect(
+      bySignal(
+        query(
+          'id=7&totalDistance=1200.5&fuelUsed=3&HDOPValue=0.9&io-2=true&doorOpen=false&driverUniqueId=42A&sat=07&note=0x%5D',
+        ),
+      ),
+    ).toEqual({
       total_distance: 1200.5,
       fuel_used: 3,
       hdop_value: 0.9,
@@ -182,7 +224,14 @@ describe('traccar adapter (OsmAnd)', () => {
       sat: 7,
       note: '0x]',
     });
-    expect(['obdOdometer', 'fuelLevel', 'HDOPValue', 'io-1', 'x', 'ABC'].map(snakeCase)).toEqual(['obd_odometer', 'fuel_level', 'hdop_value', 'io_1', 'x', 'abc']);
+    expect(['obdOdometer', 'fuelLevel', 'HDOPValue', 'io-1', 'x', 'ABC'].map(snakeCase)).toEqual([
+      'obd_odometer',
+      'fuel_level',
+      'hdop_value',
+      'io_1',
+      'x',
+      'abc',
+    ]);
   });
 
   it('reads a JSON batch of locations and types string extras like query values', () => {
@@ -191,8 +240,16 @@ describe('traccar adapter (OsmAnd)', () => {
         device_id: 'phone-1',
         location: [
           {
-            timestamp: '2026-05-04T14:00:00Z', coords: { latitude: 41.8, longitude: -87.6, speed: 0, heading: 10 }, event: 'motionchange',
-            extras: { power: '12.6', ignition: 'false', obdOdometer: 184000000, custom_flag: 'true', alarm: 'hardBraking' },
+            timestamp: '2026-05-04T14:00:00Z',
+            coords: { latitude: 41.8, longitude: -87.6, speed: 0, heading: 10 },
+            event: 'motionchange',
+            extras: {
+              power: '12.6',
+              ignition: 'false',
+              obdOdometer: 184000000,
+              custom_flag: 'true',
+              alarm: 'hardBraking',
+            },
           },
           'garbage',
           { timestamp: 'soon', coords: { latitude: 41.81, longitude: -87.6 }, odometer: -4 },
@@ -210,20 +267,64 @@ describe('traccar adapter (OsmAnd)', () => {
       custom_flag: true,
     });
     expect(result.samples).toHaveLength(first.length);
-    expect(result.events).toEqual([{ providerVehicleId: 'phone-1', kind: 'hard_brake', recordedAt: new Date('2026-05-04T14:00:00Z'), g: null }]);
-    expect(result.skipped.map((s) => s.reason)).toEqual(['location is not an object', 'location has no valid time', 'app_odometer_m has no valid time']);
+    expect(result.events).toEqual([
+      { providerVehicleId: 'phone-1', kind: 'hard_brake', recordedAt: new Date('2026-05-04T14:00:00Z'), g: null },
+    ]);
+    expect(result.skipped.map((s) => s.reason)).toEqual([
+      'location is not an object',
+      'location has no valid time',
+      'app_odometer_m has no valid time',
+    ]);
   });
 
-  it('verifies the device token the ingest URL carries (copied into query.token)', () => {
+  it('verifies the device token the ingest URL carries (handed over as pathToken)', () => {
     const token = 'd3v1ce-t0ken';
-    expect(traccar.verifyPush!(push({ token }), token, receivedAt)).toEqual({ ok: true });
-    expect(traccar.verifyPush!(push({ token: `${token}x` }), token, receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(traccar.verifyPush!(push({ token: token.toUpperCase() }), token, receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(traccar.verifyPush!(push({ token }), '', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(traccar.verifyPush!(push({}), token, receivedAt)).toEqual({ ok: false, reason: 'missing_signature' });
-    expect(traccar.verifyPush!(push({ token: '' }), token, receivedAt)).toEqual({ ok: false, reason: 'missing_signature' });
+    expect(traccar.push!.verify(push(token), token, receivedAt)).toEqual({ ok: true });
+    expect(traccar.push!.verify(push(`${token}x`), token, receivedAt)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(traccar.push!.verify(push(token.toUpperCase()), token, receivedAt)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(traccar.push!.verify(push(token), '', receivedAt)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(traccar.push!.verify(push(null), token, receivedAt)).toEqual({ ok: false, reason: 'missing_signature' });
+    expect(traccar.push!.verify(push(''), token, receivedAt)).toEqual({
+      ok: false,
+      reason: 'missing_signature',
+    });
     // The device id is identity, not authentication.
-    expect(traccar.verifyPush!(push({ id: token }), token, receivedAt)).toEqual({ ok: false, reason: 'missing_signature' });
+    expect(traccar.push!.verify(push(null, `id=${token}&token=${token}`), token, receivedAt)).toEqual({
+      ok: false,
+      reason: 'missing_signature',
+    });
+  });
+
+  it('refuses at the door what can never be stored against a device; keeps no replay key (a repeated fix is a new fix)', () => {
+    const rules = traccar.push!;
+    expect(rules.tokenInPath).toBe(true);
+    expect(rules.replayKey).toBeUndefined();
+    expect(rules.bodyProblem('id=358240051111110&lat=1', 'application/x-www-form-urlencoded')).toBeNull();
+    expect(rules.bodyProblem('deviceid=7&lat=1', null)).toBeNull();
+    expect(rules.bodyProblem('lat=1&lon=2', 'application/x-www-form-urlencoded')).toBe('id (or deviceid) is required');
+    expect(rules.bodyProblem('{"device_id":"7","location":{}}', 'application/json')).toBeNull();
+    expect(rules.bodyProblem('  {"location":{}}', null)).toBe('device_id is required');
+    expect(rules.bodyProblem('{"device_id":', 'application/json')).toBe('body is not valid JSON');
+    // A form content type wins over a first character that looks like JSON.
+    expect(rules.bodyProblem('{x}=1&id=7', 'application/x-www-form-urlencoded')).toBeNull();
+  });
+
+  it('converts attribute names in one pass: hostile names of 200,000+ characters finish and come out right', () => {
+    // The regular expressions this replaced backtrack quadratically on a run of capitals that no
+    // lower-case letter ends (20,000 took 0.6 s, so this would take about a minute).
+    const capitals = 'A'.repeat(200_000);
+    expect(snakeCase(capitals)).toBe('a'.repeat(200_000));
+    expect(snakeCase(`${capitals}1-${capitals}`)).toBe(`${'a'.repeat(200_000)}1_${'a'.repeat(200_000)}`);
+    expect(snakeCase(`${capitals}b`)).toBe(`${'a'.repeat(199_999)}_ab`);
+    expect(snakeCase(`${'_'.repeat(200_000)}x${'_'.repeat(200_000)}`)).toBe('x');
+    expect(snakeCase(`x${'-'.repeat(400_000)}Y`)).toBe('x_y');
+    expect(snakeCase('aB'.repeat(200_000))).toBe(`a${'_ba'.repeat(199_999)}_b`);
   });
 
   it('is a push-only provider', () => {

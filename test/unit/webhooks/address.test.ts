@@ -1,14 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assembleAddress, splitAddress, type AddressParts } from '../../../src/webhooks/address.js';
 
-const none: AddressParts = { street_1: null, street_2: null, city: null, state: null, postal_code: null, country: null };
+const none: AddressParts = {
+  street_1: null,
+  street_2: null,
+  city: null,
+  state: null,
+  postal_code: null,
+  country: null,
+};
 
 function p(parts: Partial<AddressParts>): AddressParts {
   return { ...none, ...parts };
 }
 
-const us = (street_1: string | null, city: string | null, state: string, postal_code: string | null, street_2: string | null = null) =>
-  p({ street_1, street_2, city, state, postal_code, country: 'US' });
+const us = (
+  street_1: string | null,
+  city: string | null,
+  state: string,
+  postal_code: string | null,
+  street_2: string | null = null,
+) => p({ street_1, street_2, city, state, postal_code, country: 'US' });
 
 const splits: Array<[string, AddressParts]> = [
   // United States
@@ -45,28 +57,64 @@ const splits: Array<[string, AddressParts]> = [
   // Two house-numbered lines: which one is the street is a guess.
   ['2 Oak Ave, 1 Main St, Springfield, IL 62701', us(null, 'Springfield', 'IL', '62701')],
   // Canada
-  ['100 Queen St W, Toronto, ON M5H 2N2', p({ street_1: '100 Queen St W', city: 'Toronto', state: 'ON', postal_code: 'M5H 2N2', country: 'CA' })],
-  ['200 Bay St, Toronto, ON, M5J 2J2, Canada', p({ street_1: '200 Bay St', city: 'Toronto', state: 'ON', postal_code: 'M5J 2J2', country: 'CA' })],
-  ['1 Bay Street, Toronto, ON M5J 2R8', p({ street_1: '1 Bay Street', city: 'Toronto', state: 'ON', postal_code: 'M5J 2R8', country: 'CA' })],
-  ['1000 rue Sherbrooke Ouest, Montréal, QC H3A 3G4', p({ street_1: '1000 rue Sherbrooke Ouest', city: 'Montréal', state: 'QC', postal_code: 'H3A 3G4', country: 'CA' })],
+  [
+    '100 Queen St W, Toronto, ON M5H 2N2',
+    p({ street_1: '100 Queen St W', city: 'Toronto', state: 'ON', postal_code: 'M5H 2N2', country: 'CA' }),
+  ],
+  [
+    '200 Bay St, Toronto, ON, M5J 2J2, Canada',
+    p({ street_1: '200 Bay St', city: 'Toronto', state: 'ON', postal_code: 'M5J 2J2', country: 'CA' }),
+  ],
+  [
+    '1 Bay Street, Toronto, ON M5J 2R8',
+    p({ street_1: '1 Bay Street', city: 'Toronto', state: 'ON', postal_code: 'M5J 2R8', country: 'CA' }),
+  ],
+  [
+    '1000 rue Sherbrooke Ouest, Montréal, QC H3A 3G4',
+    p({ street_1: '1000 rue Sherbrooke Ouest', city: 'Montréal', state: 'QC', postal_code: 'H3A 3G4', country: 'CA' }),
+  ],
   ['Toronto ON M5H2N2, CA', p({ city: 'Toronto', state: 'ON', postal_code: 'M5H2N2', country: 'CA' })],
   ["St. John's, NL A1C 5M2", p({ city: "St. John's", state: 'NL', postal_code: 'A1C 5M2', country: 'CA' })],
   // A city with digits in its name cannot be told from a street line.
   ['100 Mile House, BC V0K 2E0', p({ state: 'BC', postal_code: 'V0K 2E0', country: 'CA' })],
   // United Kingdom
-  ['10 Downing Street, London SW1A 2AA, United Kingdom', p({ street_1: '10 Downing Street', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' })],
-  ['Flat 3, 10 Downing Street, London, SW1A 2AA, UK', p({ street_1: '10 Downing Street', street_2: 'Flat 3', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' })],
+  [
+    '10 Downing Street, London SW1A 2AA, United Kingdom',
+    p({ street_1: '10 Downing Street', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' }),
+  ],
+  [
+    'Flat 3, 10 Downing Street, London, SW1A 2AA, UK',
+    p({ street_1: '10 Downing Street', street_2: 'Flat 3', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' }),
+  ],
   ['London, SW1A 2AA', p({ city: 'London', postal_code: 'SW1A 2AA', country: 'GB' })],
-  ['221B Baker Street, London NW1 6XE', p({ street_1: '221B Baker Street', city: 'London', postal_code: 'NW1 6XE', country: 'GB' })],
+  [
+    '221B Baker Street, London NW1 6XE',
+    p({ street_1: '221B Baker Street', city: 'London', postal_code: 'NW1 6XE', country: 'GB' }),
+  ],
   // "Westminster" is left over, so "London" might as well be a county line: city stays null.
-  ['10 Downing Street, Westminster, London, SW1A 2AA', p({ street_1: '10 Downing Street', postal_code: 'SW1A 2AA', country: 'GB' })],
+  [
+    '10 Downing Street, Westminster, London, SW1A 2AA',
+    p({ street_1: '10 Downing Street', postal_code: 'SW1A 2AA', country: 'GB' }),
+  ],
   ['10 Downing Street, SW1A 2AA', p({ postal_code: 'SW1A 2AA', country: 'GB' })],
   ['Rue de la Gare 1, St Helier JE2 4WE', p({ city: 'St Helier', postal_code: 'JE2 4WE', country: 'JE' })],
   // Germany
-  ['Unter den Linden 77, 10117 Berlin, Germany', p({ street_1: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' })],
-  ['Unter den Linden 77, 10117 Berlin, DE', p({ street_1: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' })],
-  ['Hauptstr. 5a, 80331 München, Deutschland', p({ street_1: 'Hauptstr. 5a', city: 'München', postal_code: '80331', country: 'DE' })],
-  ['Postfach 1234, 10117 Berlin, Germany', p({ street_1: 'Postfach 1234', city: 'Berlin', postal_code: '10117', country: 'DE' })],
+  [
+    'Unter den Linden 77, 10117 Berlin, Germany',
+    p({ street_1: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' }),
+  ],
+  [
+    'Unter den Linden 77, 10117 Berlin, DE',
+    p({ street_1: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' }),
+  ],
+  [
+    'Hauptstr. 5a, 80331 München, Deutschland',
+    p({ street_1: 'Hauptstr. 5a', city: 'München', postal_code: '80331', country: 'DE' }),
+  ],
+  [
+    'Postfach 1234, 10117 Berlin, Germany',
+    p({ street_1: 'Postfach 1234', city: 'Berlin', postal_code: '10117', country: 'DE' }),
+  ],
   ['10117 Berlin, Deutschland', p({ city: 'Berlin', postal_code: '10117', country: 'DE' })],
   // "postcode city" after a name-then-number street: the parts are clear, the country is not (FR, IT, ES...).
   ['Unter den Linden 77, 10117 Berlin', p({ street_1: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117' })],
@@ -112,16 +160,37 @@ describe('splitAddress', () => {
 
 describe('assembleAddress', () => {
   it.each<[Parameters<typeof assembleAddress>[0], string | null]>([
-    [{ street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701' }, '1 Main St, Springfield, IL 62701'],
+    [
+      { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701' },
+      '1 Main St, Springfield, IL 62701',
+    ],
     // The ZIP already says US, so the country is not repeated.
-    [{ street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' }, '1 Main St, Springfield, IL 62701'],
-    [{ street: '1 Main St', street_2: 'Suite 200', city: 'Springfield', state: 'IL', postal_code: '62701' }, '1 Main St, Suite 200, Springfield, IL 62701'],
+    [
+      { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' },
+      '1 Main St, Springfield, IL 62701',
+    ],
+    [
+      { street: '1 Main St', street_2: 'Suite 200', city: 'Springfield', state: 'IL', postal_code: '62701' },
+      '1 Main St, Suite 200, Springfield, IL 62701',
+    ],
     // Without a ZIP nothing in the line says US.
     [{ street: '1 Main St', city: 'Springfield', state: 'IL', country: 'US' }, '1 Main St, Springfield, IL, US'],
-    [{ street: '100 Queen St W', city: 'Toronto', state: 'ON', postal_code: 'M5H 2N2', country: 'CA' }, '100 Queen St W, Toronto, ON M5H 2N2'],
-    [{ street: '10 Downing Street', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' }, '10 Downing Street, London SW1A 2AA'],
-    [{ street: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' }, 'Unter den Linden 77, 10117 Berlin, DE'],
-    [{ street: '1 Rue de Rivoli', city: 'Paris', postal_code: '75001', country: 'FR' }, '1 Rue de Rivoli, Paris 75001, FR'],
+    [
+      { street: '100 Queen St W', city: 'Toronto', state: 'ON', postal_code: 'M5H 2N2', country: 'CA' },
+      '100 Queen St W, Toronto, ON M5H 2N2',
+    ],
+    [
+      { street: '10 Downing Street', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' },
+      '10 Downing Street, London SW1A 2AA',
+    ],
+    [
+      { street: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' },
+      'Unter den Linden 77, 10117 Berlin, DE',
+    ],
+    [
+      { street: '1 Rue de Rivoli', city: 'Paris', postal_code: '75001', country: 'FR' },
+      '1 Rue de Rivoli, Paris 75001, FR',
+    ],
     [{ city: 'Springfield', state: 'IL' }, 'Springfield, IL'],
     [{ state: 'IL', postal_code: '62701' }, 'IL 62701'],
     [{ city: 'Springfield' }, 'Springfield'],
@@ -143,11 +212,76 @@ describe('assemble then split', () => {
     us('350 5th Ave', 'New York', 'New York', '10118', '34th Floor'),
     us('1 Main St', 'Springfield', 'IL', null),
     p({ street_1: '100 Queen St W', city: 'Toronto', state: 'ON', postal_code: 'M5H 2N2', country: 'CA' }),
-    p({ street_1: '1000 rue Sherbrooke Ouest', street_2: 'Unit 4', city: 'Montréal', state: 'QC', postal_code: 'H3A 3G4', country: 'CA' }),
+    p({
+      street_1: '1000 rue Sherbrooke Ouest',
+      street_2: 'Unit 4',
+      city: 'Montréal',
+      state: 'QC',
+      postal_code: 'H3A 3G4',
+      country: 'CA',
+    }),
     p({ street_1: '10 Downing Street', city: 'London', postal_code: 'SW1A 2AA', country: 'GB' }),
     p({ street_1: 'Unter den Linden 77', city: 'Berlin', postal_code: '10117', country: 'DE' }),
   ])('%j', (parts) => {
     const { street_1, ...rest } = parts;
     expect(splitAddress(assembleAddress({ street: street_1, ...rest }))).toEqual(parts);
+  });
+});
+
+describe('bounded work on hostile input', () => {
+  interface RegexRun {
+    source: string;
+    /** Characters the pattern was handed (from lastIndex on for global patterns). */
+    chars: number;
+  }
+
+  /** Every regular expression run while `work` runs (test, exec, replace, split and match all go through exec). */
+  function regexRuns(work: () => void): RegexRun[] {
+    const runs: RegexRun[] = [];
+    const exec = RegExp.prototype.exec;
+    const spy = vi.spyOn(RegExp.prototype, 'exec').mockImplementation(function (this: RegExp, input: string) {
+      runs.push({ source: this.source, chars: input.length - (this.global || this.sticky ? this.lastIndex : 0) });
+      return exec.call(this, input);
+    });
+    try {
+      work();
+    } finally {
+      spy.mockRestore();
+    }
+    return runs;
+  }
+
+  // Shapes that made the old splitter backtrack: long blank runs (`\s*[\r\n]+\s*`), and many
+  // places where "anything, then a state / postcode / unit / country" could split the line.
+  const hostile: Record<string, (n: number) => string> = {
+    'blank run without a line break': (n) => `1 Main St${' '.repeat(n)}x`,
+    'blank run with a late line break': (n) => `a${' \t'.repeat(n / 2)}\nb`,
+    'state codes without a ZIP': (n) => `${'NY '.repeat(n / 3)}1234x`,
+    'state names before a ZIP': (n) => `${'New York '.repeat(n / 9)}62701`,
+    'postcode halves': (n) => `${'SW1A '.repeat(n / 5)}2AA x`,
+    'unit designators': (n) => `1 Main St ${'suite '.repeat(n / 6)}x, Springfield, IL 62701`,
+    'country words': (n) => `${'united states of '.repeat(n / 17)}america x`,
+    'street segments': (n) => `${'Unter den Linden 77, '.repeat(n / 21)}10117 Berlin`,
+    'one long word': (n) => '1'.repeat(n),
+  };
+
+  it.each(Object.entries(hostile))('%s: anchored patterns over a linear amount of text', (_, make) => {
+    const handed: number[] = [];
+    for (const n of [20_000, 80_000]) {
+      const input = make(n);
+      const runs = regexRuns(() => {
+        splitAddress(input);
+        assembleAddress({ street: input, city: input, state: 'IL', postal_code: '62701' });
+      });
+      expect(runs.length).toBeGreaterThan(0);
+      // Anchored at the start, and no "anything, then …" wildcard: a run can only fail fast or walk forward.
+      expect(runs.filter((run) => !run.source.startsWith('^')).map((run) => run.source)).toEqual([]);
+      expect(runs.filter((run) => /(?<!\\)\.[*+]/.test(run.source)).map((run) => run.source)).toEqual([]);
+      const chars = runs.reduce((sum, run) => sum + run.chars, 0);
+      expect(chars).toBeLessThanOrEqual(40 * input.length);
+      handed.push(chars);
+    }
+    // Four times the input, at most a little over four times the text handed to patterns.
+    expect(handed[1]!).toBeLessThanOrEqual(4.5 * handed[0]! + 1000);
   });
 });

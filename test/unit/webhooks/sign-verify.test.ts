@@ -23,9 +23,14 @@ describe('signCoreBody', () => {
 
   it('signs bytes, not a re-encoded string: a non-UTF-8 body round-trips', () => {
     const binary = Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x80]);
-    const expected = createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${t}.`), binary])).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(Buffer.concat([Buffer.from(`${t}.`), binary]))
+      .digest('hex');
     expect(signCoreBody(secret, binary, t)).toBe(`t=${t},v1=${expected}`);
-    expect(verifyServiceSignature(signCoreBody(secret, binary, t), binary, secret, now)).toEqual({ ok: true, timestamp: t });
+    expect(verifyServiceSignature(signCoreBody(secret, binary, t), binary, secret, now)).toEqual({
+      ok: true,
+      timestamp: t,
+    });
   });
 
   it('refuses a timestamp that no verifier would parse', () => {
@@ -45,25 +50,43 @@ describe('verifyServiceSignature', () => {
   it('rejects a tampered body and a wrong secret', () => {
     const tampered = Buffer.from(body.toString().replace('evt_1', 'evt_2'));
     expect(verifyServiceSignature(header, tampered, secret, now)).toEqual({ ok: false, reason: 'mismatch' });
-    expect(verifyServiceSignature(header, Buffer.concat([body, Buffer.from('\n')]), secret, now)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyServiceSignature(header, Buffer.concat([body, Buffer.from('\n')]), secret, now)).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
     expect(verifyServiceSignature(header, body, 'whsec_other', now)).toEqual({ ok: false, reason: 'mismatch' });
   });
 
   it('rejects a signature computed with "," instead of "." between t and the body', () => {
-    expect(verifyServiceSignature(`t=${t},v1=${commaV1}`, body, secret, now)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyServiceSignature(`t=${t},v1=${commaV1}`, body, secret, now)).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
   });
 
   it('rejects a t that was not the signed one', () => {
-    expect(verifyServiceSignature(`t=${t + 1},v1=${pinnedV1}`, body, secret, { nowSeconds: t + 1 })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyServiceSignature(`t=${t + 1},v1=${pinnedV1}`, body, secret, { nowSeconds: t + 1 })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
   });
 
   it('enforces the tolerance in both directions, inclusive at the edge', () => {
     expect(verifyServiceSignature(header, body, secret, { nowSeconds: t + 300 }).ok).toBe(true);
     expect(verifyServiceSignature(header, body, secret, { nowSeconds: t - 300 }).ok).toBe(true);
-    expect(verifyServiceSignature(header, body, secret, { nowSeconds: t + 301 })).toEqual({ ok: false, reason: 'expired' });
+    expect(verifyServiceSignature(header, body, secret, { nowSeconds: t + 301 })).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
     // A t 301 s in the future (sender clock ahead or forged) is refused too.
-    expect(verifyServiceSignature(header, body, secret, { nowSeconds: t - 301 })).toEqual({ ok: false, reason: 'expired' });
-    expect(verifyServiceSignature(header, body, secret, { nowSeconds: t + 60, toleranceSeconds: 30 })).toEqual({ ok: false, reason: 'expired' });
+    expect(verifyServiceSignature(header, body, secret, { nowSeconds: t - 301 })).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
+    expect(verifyServiceSignature(header, body, secret, { nowSeconds: t + 60, toleranceSeconds: 30 })).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
   it('uses the real clock by default', () => {
@@ -74,21 +97,38 @@ describe('verifyServiceSignature', () => {
 
   it('accepts any matching v1 of several (secret rotation), in any position', () => {
     const other = signCoreBody('whsec_old', body, t).split('v1=')[1]!;
-    expect(verifyServiceSignature(`t=${t},v1=${other},v1=${pinnedV1}`, body, secret, now)).toEqual({ ok: true, timestamp: t });
-    expect(verifyServiceSignature(`t=${t},v1=${pinnedV1},v1=${other}`, body, secret, now)).toEqual({ ok: true, timestamp: t });
-    expect(verifyServiceSignature(`t=${t},v1=${other},v1=${other}`, body, secret, now)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyServiceSignature(`t=${t},v1=${other},v1=${pinnedV1}`, body, secret, now)).toEqual({
+      ok: true,
+      timestamp: t,
+    });
+    expect(verifyServiceSignature(`t=${t},v1=${pinnedV1},v1=${other}`, body, secret, now)).toEqual({
+      ok: true,
+      timestamp: t,
+    });
+    expect(verifyServiceSignature(`t=${t},v1=${other},v1=${other}`, body, secret, now)).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
   });
 
   it('ignores other schemes: a v0-only header has nothing to verify, a v0 beside v1 is skipped', () => {
-    expect(verifyServiceSignature(`t=${t},v0=${pinnedV1}`, body, secret, now)).toEqual({ ok: false, reason: 'malformed' });
-    expect(verifyServiceSignature(`t=${t},v0=deadbeef,v1=${pinnedV1}`, body, secret, now)).toEqual({ ok: true, timestamp: t });
+    expect(verifyServiceSignature(`t=${t},v0=${pinnedV1}`, body, secret, now)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
+    expect(verifyServiceSignature(`t=${t},v0=deadbeef,v1=${pinnedV1}`, body, secret, now)).toEqual({
+      ok: true,
+      timestamp: t,
+    });
   });
 
   it('tolerates whitespace around items and accepts upper-case hex', () => {
     expect(verifyServiceSignature(`  t=${t} , v1=${pinnedV1}  `, body, secret, now).ok).toBe(true);
     expect(verifyServiceSignature(`t=${t},v1=${pinnedV1.toUpperCase()}`, body, secret, now).ok).toBe(true);
     // Whitespace inside the digest is not whitespace around it.
-    expect(verifyServiceSignature(`t=${t},v1=${pinnedV1.slice(0, 10)} ${pinnedV1.slice(10)}`, body, secret, now).ok).toBe(false);
+    expect(
+      verifyServiceSignature(`t=${t},v1=${pinnedV1.slice(0, 10)} ${pinnedV1.slice(10)}`, body, secret, now).ok,
+    ).toBe(false);
   });
 
   it('reports a missing header', () => {

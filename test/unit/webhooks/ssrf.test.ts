@@ -41,10 +41,30 @@ describe('blockedReason: IPv4 ranges, with both edges of each', () => {
   });
 
   it.each([
-    '1.0.0.0', '8.8.8.8', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0',
-    '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.255', '192.0.3.0', '192.167.255.255',
-    '192.169.0.0', '198.17.255.255', '198.20.0.0', '198.51.99.255', '198.51.101.0', '203.0.112.255', '203.0.114.0',
-    '223.255.255.255', '93.184.216.34',
+    '1.0.0.0',
+    '8.8.8.8',
+    '9.255.255.255',
+    '11.0.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '169.253.255.255',
+    '169.255.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.0.1.255',
+    '192.0.3.0',
+    '192.167.255.255',
+    '192.169.0.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '198.51.99.255',
+    '198.51.101.0',
+    '203.0.112.255',
+    '203.0.114.0',
+    '223.255.255.255',
+    '93.184.216.34',
   ])('%s is public', (ip) => {
     expect(blockedReason(ip, [])).toBeNull();
   });
@@ -80,12 +100,17 @@ describe('blockedReason: IPv6 ranges', () => {
     expect(blockedReason(ip, [])).toBe(reason);
   });
 
-  it.each(['2606:4700:4700::1111', '2001:4860:4860::8888', '2000::', '3fff:1000::1', '2001:db7:ffff::1', '2001:db9::1', '2001:1::1'])(
-    '%s is public',
-    (ip) => {
-      expect(blockedReason(ip, [])).toBeNull();
-    },
-  );
+  it.each([
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '2000::',
+    '3fff:1000::1',
+    '2001:db7:ffff::1',
+    '2001:db9::1',
+    '2001:1::1',
+  ])('%s is public', (ip) => {
+    expect(blockedReason(ip, [])).toBeNull();
+  });
 });
 
 describe('blockedReason: IPv4 embedded in IPv6 is judged as the IPv4 address', () => {
@@ -106,9 +131,12 @@ describe('blockedReason: IPv4 embedded in IPv6 is judged as the IPv4 address', (
     expect(blockedReason(ip, [])).toBe(reason);
   });
 
-  it.each(['::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::8.8.8.8', '2002:808:808::1'])('%s reaches a public IPv4 and is allowed', (ip) => {
-    expect(blockedReason(ip, [])).toBeNull();
-  });
+  it.each(['::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::8.8.8.8', '2002:808:808::1'])(
+    '%s reaches a public IPv4 and is allowed',
+    (ip) => {
+      expect(blockedReason(ip, [])).toBeNull();
+    },
+  );
 });
 
 describe('blockedReason: allowNets', () => {
@@ -143,7 +171,17 @@ describe('blockedReason: allowNets', () => {
   });
 
   it('malformed entries allow nothing and do not throw', () => {
-    for (const net of ['127.0.0.1', '127.0.0.1/33', '999.0.0.1/32', '::1/129', 'localhost/32', '', '/8', '127.0.0.1/-1', '127.0.0.1/8/8']) {
+    for (const net of [
+      '127.0.0.1',
+      '127.0.0.1/33',
+      '999.0.0.1/32',
+      '::1/129',
+      'localhost/32',
+      '',
+      '/8',
+      '127.0.0.1/-1',
+      '127.0.0.1/8/8',
+    ]) {
       expect(blockedReason('127.0.0.1', [net])).toBe('loopback');
     }
   });
@@ -151,8 +189,25 @@ describe('blockedReason: allowNets', () => {
 
 describe('blockedReason: anything that is not a plain IP address is invalid', () => {
   it.each([
-    '', ' ', 'localhost', 'example.com', '127.1', '0x7f.0.0.1', '2130706433', '010.0.0.1', '127.0.0.1 ', ' 127.0.0.1',
-    '256.0.0.1', '1.2.3.4.5', '[::1]', '::1::', '1::2::3', 'fe80::1/64', '::ffff:999.0.0.1', 'gggg::1', '127.0.0.1:80',
+    '',
+    ' ',
+    'localhost',
+    'example.com',
+    '127.1',
+    '0x7f.0.0.1',
+    '2130706433',
+    '010.0.0.1',
+    '127.0.0.1 ',
+    ' 127.0.0.1',
+    '256.0.0.1',
+    '1.2.3.4.5',
+    '[::1]',
+    '::1::',
+    '1::2::3',
+    'fe80::1/64',
+    '::ffff:999.0.0.1',
+    'gggg::1',
+    '127.0.0.1:80',
   ])('%j → invalid', (ip) => {
     expect(blockedReason(ip, ['0.0.0.0/0', '::/0'])).toBe('invalid');
   });

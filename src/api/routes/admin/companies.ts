@@ -1,6 +1,6 @@
 /** Operator API: companies and their API keys. */
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
 import type { Pool } from '../../../db/pool.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
@@ -9,107 +9,180 @@ import { AppError, notFound } from '../../../errors.js';
 import { generateApiKey } from '../../../security/api-keys.js';
 import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
 import { presentApiKey, presentCompany } from '../../presenters/admin.js';
-import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey } from '../../schemas/admin.js';
-import { Envelope, ErrorEnvelope, PageQuery, PathId, isRecordId, meta } from '../../schemas/common.js';
+import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey, ExternalIds } from '../../schemas/admin.js';
+import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, Text, isRecordId, ok } from '../../schemas/common.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
-export async function companyAdminRoutes(app: FastifyInstance, deps: { pool: Pool; redis: Redis; keyCache: ApiKeyCache }): Promise<void> {
-  app.post('/companies', {
-    schema: { tags: ['Operator'], summary: 'Create a company', security: adminSecurity, body: CompanyCreate, response: { 201: Envelope(Company), ...adminErrors } },
-  }, async (request, reply) => {
-    const body = request.body as Type.Static<typeof CompanyCreate>;
-    const company = await insertCompany(deps.pool, body.name, body.external_ids ?? {});
-    return reply.code(201).send({ success: true, data: presentCompany(company), meta: meta(null) });
-  });
-
-  const ListQuery = Type.Object({ limit: PageQuery.limit, offset: PageQuery.offset }, { additionalProperties: false });
-  app.get('/companies', {
-    schema: { tags: ['Operator'], summary: 'List companies', security: adminSecurity, querystring: ListQuery, response: { 200: Envelope(Type.Array(Company)), ...adminErrors } },
-  }, async (request) => {
-    const { limit, offset } = request.query as Type.Static<typeof ListQuery>;
-    const companies = await listCompanies(deps.pool, limit, offset);
-    return { success: true, data: companies.map(presentCompany), meta: meta({ limit, offset, total: null }) };
-  });
-
-  app.get('/companies/:company_id', {
-    schema: { tags: ['Operator'], summary: 'Get a company', security: adminSecurity, params: CompanyParams, response: { 200: Envelope(Company), ...adminErrors } },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    return { success: true, data: presentCompany(company), meta: meta(null) };
-  });
-
-  const CompanyPatch = Type.Object(
-    {
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      external_ids: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 200 }))),
-      settings: Type.Optional(Type.Object(
-        { service_requests_from_health: Type.Optional(Type.Boolean({ description: 'Open service requests when health turns critical or maintenance is overdue (default true).' })) },
+const CompanyPatch = Type.Object(
+  {
+    name: Type.Optional(Text('name', { minLength: 1 })),
+    external_ids: Type.Optional(ExternalIds),
+    settings: Type.Optional(
+      Type.Object(
+        {
+          service_requests_from_health: Type.Optional(
+            Type.Boolean({
+              description: 'Open service requests when health turns critical or maintenance is overdue (default true).',
+            }),
+          ),
+        },
         { additionalProperties: false },
-      )),
+      ),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const CompanyWithSettings = Type.Object({
+  ...Company.properties,
+  settings: Type.Object({}, { additionalProperties: true }),
+});
+
+export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
+  pool: Pool;
+  redis: Redis;
+  keyCache: ApiKeyCache;
+}> = async (app, deps) => {
+  app.post(
+    '/companies',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Create a company',
+        security: adminSecurity,
+        body: CompanyCreate,
+        response: { 201: Envelope(Company), ...adminErrors },
+      },
     },
-    { additionalProperties: false, minProperties: 1 },
+    async (request, reply) => {
+      const { body } = request;
+      const company = await insertCompany(deps.pool, body.name, body.external_ids ?? {});
+      return reply.code(201).send(ok(presentCompany(company)));
+    },
   );
-  const CompanyWithSettings = Type.Object({ ...Company.properties, settings: Type.Object({}, { additionalProperties: true }) });
-  app.patch('/companies/:company_id', {
-    schema: { tags: ['Operator'], summary: "Change a company's name, external ids or settings", security: adminSecurity, params: CompanyParams, body: CompanyPatch, response: { 200: Envelope(CompanyWithSettings), ...adminErrors } },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const body = request.body as Type.Static<typeof CompanyPatch>;
-    const updated = (await updateCompany(deps.pool, company.id, {
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.external_ids !== undefined ? { externalIds: body.external_ids } : {}),
-      ...(body.settings !== undefined ? { settings: body.settings } : {}),
-    }))!;
-    return { success: true, data: { ...presentCompany(updated), settings: updated.settings }, meta: meta(null) };
-  });
 
-  app.post('/companies/:company_id/api-keys', {
-    schema: {
-      tags: ['Operator'],
-      summary: 'Create an API key (the key is shown once)',
-      security: adminSecurity,
-      params: CompanyParams,
-      body: ApiKeyCreate,
-      response: { 201: Envelope(CreatedApiKey), ...adminErrors },
+  app.get(
+    '/companies',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'List companies',
+        security: adminSecurity,
+        querystring: PageOnlyQuery,
+        response: { 200: Envelope(Type.Array(Company)), ...adminErrors },
+      },
     },
-  }, async (request, reply) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const body = (request.body ?? {}) as Type.Static<typeof ApiKeyCreate>;
-    const generated = generateApiKey();
-    const record = await insertApiKey(deps.pool, company.id, body.name ?? null, generated.prefix, generated.hash);
-    return reply.code(201).send({ success: true, data: { ...presentApiKey(record), key: generated.key }, meta: meta(null) });
-  });
-
-  app.get('/companies/:company_id/api-keys', {
-    schema: { tags: ['Operator'], summary: 'List API keys (never the keys themselves)', security: adminSecurity, params: CompanyParams, response: { 200: Envelope(Type.Array(ApiKey)), ...adminErrors } },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const keys = await listApiKeys(deps.pool, company.id);
-    return { success: true, data: keys.map(presentApiKey), meta: meta(null) };
-  });
-
-  app.delete('/api-keys/:key_id', {
-    schema: {
-      tags: ['Operator'],
-      summary: 'Revoke an API key; it answers 401 from then on',
-      security: adminSecurity,
-      params: Type.Object({ key_id: PathId }),
-      response: { 200: Envelope(ApiKey), 503: ErrorEnvelope, ...adminErrors },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const companies = await listCompanies(deps.pool, limit, offset);
+      return ok(companies.map(presentCompany), { limit, offset, total: null });
     },
-  }, async (request) => {
-    const keyId = (request.params as { key_id: string }).key_id;
-    const record = isRecordId(keyId) ? await revokeApiKey(deps.pool, keyId) : null;
-    if (!record) throw notFound('API key');
-    deps.keyCache.evict(record.id);
-    try {
-      await broadcastRevocation(deps.redis, deps.keyCache.channel, record.id);
-    } catch {
-      // Revoking again is harmless (revoked_at keeps its first value) and broadcasts again.
-      throw new AppError(
-        'SERVICE_UNAVAILABLE',
-        'the key is revoked, but other API processes could not be told and may accept it for up to 30 s; retry to broadcast again',
-      );
-    }
-    return { success: true, data: presentApiKey(record), meta: meta(null) };
-  });
-}
+  );
+
+  app.get(
+    '/companies/:company_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Get a company',
+        security: adminSecurity,
+        params: CompanyParams,
+        response: { 200: Envelope(Company), ...adminErrors },
+      },
+    },
+    async (request) => {
+      return ok(presentCompany(await requireCompany(deps.pool, request.params.company_id)));
+    },
+  );
+
+  app.patch(
+    '/companies/:company_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "Change a company's name, external ids or settings",
+        security: adminSecurity,
+        params: CompanyParams,
+        body: CompanyPatch,
+        response: { 200: Envelope(CompanyWithSettings), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const { body } = request;
+      const updated = (await updateCompany(deps.pool, company.id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.external_ids !== undefined ? { externalIds: body.external_ids } : {}),
+        ...(body.settings !== undefined ? { settings: body.settings } : {}),
+      }))!;
+      return ok({ ...presentCompany(updated), settings: updated.settings });
+    },
+  );
+
+  app.post(
+    '/companies/:company_id/api-keys',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Create an API key (the key is shown once)',
+        security: adminSecurity,
+        params: CompanyParams,
+        body: ApiKeyCreate,
+        response: { 201: Envelope(CreatedApiKey), ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const { body } = request;
+      const generated = generateApiKey();
+      const record = await insertApiKey(deps.pool, company.id, body.name ?? null, generated.prefix, generated.hash);
+      return reply.code(201).send(ok({ ...presentApiKey(record), key: generated.key }));
+    },
+  );
+
+  app.get(
+    '/companies/:company_id/api-keys',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'List API keys (never the keys themselves)',
+        security: adminSecurity,
+        params: CompanyParams,
+        response: { 200: Envelope(Type.Array(ApiKey)), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      return ok((await listApiKeys(deps.pool, company.id)).map(presentApiKey));
+    },
+  );
+
+  app.delete(
+    '/api-keys/:key_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Revoke an API key; it answers 401 from then on',
+        security: adminSecurity,
+        params: Type.Object({ key_id: PathId }),
+        response: { 200: Envelope(ApiKey), 503: ErrorEnvelope, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const keyId = request.params.key_id;
+      const record = isRecordId(keyId) ? await revokeApiKey(deps.pool, keyId) : null;
+      if (!record) throw notFound('API key');
+      deps.keyCache.evict(record.id);
+      try {
+        await broadcastRevocation(deps.redis, deps.keyCache.channel, record.id);
+      } catch {
+        // Revoking again is harmless (revoked_at keeps its first value) and broadcasts again.
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          'the key is revoked, but other API processes could not be told and may accept it for up to 30 s; retry to broadcast again',
+        );
+      }
+      return ok(presentApiKey(record));
+    },
+  );
+};

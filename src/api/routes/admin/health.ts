@@ -1,6 +1,6 @@
 /** Operator API: health thresholds and maintenance schedules (overrides), and service entries. */
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Pool } from '../../../db/pool.js';
 import { findCompanyHealthConfig, setCompanyHealthConfig } from '../../../db/companies.js';
 import { insertServiceEntry, listServiceEntries, type ServiceEntryRecord } from '../../../db/service-entries.js';
@@ -9,9 +9,10 @@ import { milesToKm, kmToMiles, round2 } from '../../../domain/units.js';
 import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../../../health/config.js';
 import { enqueueHealthEvaluations } from '../../../health/enqueue.js';
 import type { Queues } from '../../../queue/queues.js';
-import { HealthConfigOverrides, HealthConfigView } from '../../schemas/health.js';
-import { Envelope, Nullable, NullableString, PathId, Timestamp, meta } from '../../schemas/common.js';
+import { HealthConfigOverrides, HealthConfigView, MaintenanceType } from '../../schemas/health.js';
+import { Envelope, Nullable, NullableString, OptionalText, PathId, Timestamp, ok } from '../../schemas/common.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
+import { enqueueAfterCommit } from '../../../queue/after-commit.js';
 
 type Overrides = DeepPartial<HealthConfig>;
 
@@ -19,10 +20,10 @@ const VehicleParams = Type.Object({ vehicle_id: PathId });
 
 const ServiceEntryBody = Type.Object(
   {
-    type: Type.String({ pattern: '^[a-z][a-z0-9_]{1,49}$', description: 'Maintenance type, e.g. oil_change, tire_rotation, brake_inspection.' }),
+    type: MaintenanceType,
     performed_at: Timestamp,
     odometer_miles: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 10_000_000 }))),
-    notes: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+    notes: OptionalText('text'),
   },
   { additionalProperties: false },
 );
@@ -49,74 +50,115 @@ function presentEntry(entry: ServiceEntryRecord) {
   };
 }
 
-export async function healthAdminRoutes(app: FastifyInstance, deps: { pool: Pool; queues: Queues }): Promise<void> {
+export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Queues }> = async (app, deps) => {
   const reevaluate = (vehicleId: string) =>
-    enqueueHealthEvaluations(deps.queues, [vehicleId], true).catch(() => {
-      // The sweep re-evaluates every vehicle within 15 minutes anyway.
-    });
+    enqueueAfterCommit(app.log, 'health.sweep', () => enqueueHealthEvaluations(deps.queues, [vehicleId], true));
 
-  app.get('/companies/:company_id/health-config', {
-    schema: { tags: ['Operator'], summary: "A company's health overrides and the resulting configuration", security: adminSecurity, params: CompanyParams, response: { 200: Envelope(HealthConfigView), ...adminErrors } },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const overrides = ((await findCompanyHealthConfig(deps.pool, company.id)) ?? {}) as Overrides;
-    return { success: true, data: { overrides, effective: effectiveHealthConfig(overrides) }, meta: meta(null) };
-  });
-
-  app.put('/companies/:company_id/health-config', {
-    schema: {
-      tags: ['Operator'],
-      summary: "Replace a company's health overrides (thresholds, maintenance schedules); applies from each vehicle's next evaluation",
-      security: adminSecurity, params: CompanyParams, body: HealthConfigOverrides,
-      response: { 200: Envelope(HealthConfigView), ...adminErrors },
+  app.get(
+    '/companies/:company_id/health-config',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "A company's health overrides and the resulting configuration",
+        security: adminSecurity,
+        params: CompanyParams,
+        response: { 200: Envelope(HealthConfigView), ...adminErrors },
+      },
     },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const overrides = (await setCompanyHealthConfig(deps.pool, company.id, request.body)) as Overrides;
-    return { success: true, data: { overrides, effective: effectiveHealthConfig(overrides) }, meta: meta(null) };
-  });
-
-  app.put('/vehicles/:vehicle_id/health-config', {
-    schema: {
-      tags: ['Operator'],
-      summary: "Replace a vehicle's health overrides (over the company's); re-evaluates the vehicle",
-      security: adminSecurity, params: VehicleParams, body: HealthConfigOverrides,
-      response: { 200: Envelope(HealthConfigView), ...adminErrors },
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const overrides = ((await findCompanyHealthConfig(deps.pool, company.id)) ?? {}) as Overrides;
+      return ok({ overrides, effective: effectiveHealthConfig(overrides) });
     },
-  }, async (request) => {
-    const vehicleId = (request.params as { vehicle_id: string }).vehicle_id;
-    const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
-    const overrides = (await setVehicleHealthConfig(deps.pool, vehicleId, request.body)) as Overrides;
-    const companyOverrides = ((await findCompanyHealthConfig(deps.pool, companyId)) ?? {}) as Overrides;
-    await reevaluate(vehicleId);
-    return { success: true, data: { overrides, effective: effectiveHealthConfig(companyOverrides, overrides) }, meta: meta(null) };
-  });
+  );
 
-  app.post('/vehicles/:vehicle_id/service-entries', {
-    schema: {
-      tags: ['Operator'],
-      summary: 'Record a service done outside runs; maintenance intervals restart from it',
-      security: adminSecurity, params: VehicleParams, body: ServiceEntryBody,
-      response: { 201: Envelope(ServiceEntry), ...adminErrors },
+  app.put(
+    '/companies/:company_id/health-config',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary:
+          "Replace a company's health overrides (thresholds, maintenance schedules); applies from each vehicle's next evaluation",
+        security: adminSecurity,
+        params: CompanyParams,
+        body: HealthConfigOverrides,
+        response: { 200: Envelope(HealthConfigView), ...adminErrors },
+      },
     },
-  }, async (request, reply) => {
-    const vehicleId = (request.params as { vehicle_id: string }).vehicle_id;
-    const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
-    const body = request.body as Type.Static<typeof ServiceEntryBody>;
-    const entry = await insertServiceEntry(deps.pool, {
-      companyId, vehicleId, type: body.type, performedAt: new Date(body.performed_at),
-      odometerKm: body.odometer_miles === undefined || body.odometer_miles === null ? null : milesToKm(body.odometer_miles),
-      notes: body.notes ?? null,
-    });
-    await reevaluate(vehicleId);
-    return reply.code(201).send({ success: true, data: presentEntry(entry), meta: meta(null) });
-  });
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const overrides = (await setCompanyHealthConfig(deps.pool, company.id, request.body)) as Overrides;
+      return ok({ overrides, effective: effectiveHealthConfig(overrides) });
+    },
+  );
 
-  app.get('/vehicles/:vehicle_id/service-entries', {
-    schema: { tags: ['Operator'], summary: "A vehicle's recorded service entries, newest first", security: adminSecurity, params: VehicleParams, response: { 200: Envelope(Type.Array(ServiceEntry)), ...adminErrors } },
-  }, async (request) => {
-    const vehicleId = (request.params as { vehicle_id: string }).vehicle_id;
-    await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
-    return { success: true, data: (await listServiceEntries(deps.pool, vehicleId)).map(presentEntry), meta: meta(null) };
-  });
-}
+  app.put(
+    '/vehicles/:vehicle_id/health-config',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "Replace a vehicle's health overrides (over the company's); re-evaluates the vehicle",
+        security: adminSecurity,
+        params: VehicleParams,
+        body: HealthConfigOverrides,
+        response: { 200: Envelope(HealthConfigView), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const vehicleId = request.params.vehicle_id;
+      const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
+      const overrides = (await setVehicleHealthConfig(deps.pool, vehicleId, request.body)) as Overrides;
+      const companyOverrides = ((await findCompanyHealthConfig(deps.pool, companyId)) ?? {}) as Overrides;
+      await reevaluate(vehicleId);
+      return ok({ overrides, effective: effectiveHealthConfig(companyOverrides, overrides) });
+    },
+  );
+
+  app.post(
+    '/vehicles/:vehicle_id/service-entries',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Record a service done outside runs; maintenance intervals restart from it',
+        security: adminSecurity,
+        params: VehicleParams,
+        body: ServiceEntryBody,
+        response: { 201: Envelope(ServiceEntry), ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const vehicleId = request.params.vehicle_id;
+      const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
+      const { body } = request;
+      const entry = await insertServiceEntry(deps.pool, {
+        companyId,
+        vehicleId,
+        type: body.type,
+        performedAt: new Date(body.performed_at),
+        odometerKm:
+          body.odometer_miles === undefined || body.odometer_miles === null ? null : milesToKm(body.odometer_miles),
+        notes: body.notes ?? null,
+      });
+      await reevaluate(vehicleId);
+      return reply.code(201).send(ok(presentEntry(entry)));
+    },
+  );
+
+  app.get(
+    '/vehicles/:vehicle_id/service-entries',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "A vehicle's recorded service entries, newest first",
+        security: adminSecurity,
+        params: VehicleParams,
+        response: { 200: Envelope(Type.Array(ServiceEntry)), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const vehicleId = request.params.vehicle_id;
+      await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
+      return ok((await listServiceEntries(deps.pool, vehicleId)).map(presentEntry));
+    },
+  );
+};

@@ -30,6 +30,7 @@ export function vehicleAttributes(body: VehicleCreate): VehicleAttributes {
   if (body.telematics_provider !== undefined) v.telematicsProvider = body.telematics_provider;
   if (body.provider_vehicle_id !== undefined) v.providerVehicleId = body.provider_vehicle_id;
   if (body.provider_connection_id !== undefined) v.providerConnectionId = body.provider_connection_id;
-  if (body.home_location !== undefined) v.homeLocation = body.home_location === null ? null : locationInput(body.home_location);
+  if (body.home_location !== undefined)
+    v.homeLocation = body.home_location === null ? null : locationInput(body.home_location);
   return v;
 }

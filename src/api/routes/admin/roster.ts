@@ -1,9 +1,14 @@
 /** Operator API: the dispatch roster (shops and technicians the assistant may propose). */
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Pool } from '../../../db/pool.js';
-import { deactivateRosterMember, findRosterMemberCompanyId, insertRosterMember, listRoster } from '../../../db/runs-stage.js';
-import { Envelope, Nullable, PathId, StringEnum, meta } from '../../schemas/common.js';
+import {
+  deactivateRosterMember,
+  findRosterMemberCompanyId,
+  insertRosterMember,
+  listRoster,
+} from '../../../db/runs-stage.js';
+import { Envelope, Nullable, PathId, StringEnum, Text, maxItems, ok } from '../../schemas/common.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 
 const RosterMember = Type.Object({
@@ -20,39 +25,80 @@ const RosterMember = Type.Object({
 const RosterBody = Type.Object(
   {
     type: StringEnum(['shop', 'technician']),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    skills: Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 100, description: 'Run item types it can do (oil_change, inspection, …).' }),
+    name: Text('name', { minLength: 1 }),
+    skills: Type.Array(Text('code', { minLength: 1 }), {
+      maxItems,
+      description: 'Run item types it can do (oil_change, inspection, …).',
+    }),
     latitude: Type.Optional(Nullable(Type.Number({ minimum: -90, maximum: 90 }))),
     longitude: Type.Optional(Nullable(Type.Number({ minimum: -180, maximum: 180 }))),
-    capacity: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Open runs it can take at once (default 5).' })),
+    capacity: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 10_000, description: 'Open runs it can take at once (default 5).' }),
+    ),
   },
   { additionalProperties: false },
 );
 
-export async function rosterAdminRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
-  app.post('/companies/:company_id/roster', {
-    schema: { tags: ['Operator'], summary: 'Add a shop or technician to the dispatch roster', security: adminSecurity, params: CompanyParams, body: RosterBody, response: { 201: Envelope(RosterMember), ...adminErrors } },
-  }, async (request, reply) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const body = request.body as Type.Static<typeof RosterBody>;
-    const member = await insertRosterMember(deps.pool, company.id, {
-      type: body.type, name: body.name, skills: body.skills, latitude: body.latitude ?? null, longitude: body.longitude ?? null, capacity: body.capacity ?? 5,
-    });
-    return reply.code(201).send({ success: true, data: member, meta: meta(null) });
-  });
+export const rosterAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+  app.post(
+    '/companies/:company_id/roster',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Add a shop or technician to the dispatch roster',
+        security: adminSecurity,
+        params: CompanyParams,
+        body: RosterBody,
+        response: { 201: Envelope(RosterMember), ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const { body } = request;
+      const member = await insertRosterMember(deps.pool, company.id, {
+        type: body.type,
+        name: body.name,
+        skills: body.skills,
+        latitude: body.latitude ?? null,
+        longitude: body.longitude ?? null,
+        capacity: body.capacity ?? 5,
+      });
+      return reply.code(201).send(ok(member));
+    },
+  );
 
-  app.get('/companies/:company_id/roster', {
-    schema: { tags: ['Operator'], summary: 'The dispatch roster', security: adminSecurity, params: CompanyParams, response: { 200: Envelope(Type.Array(RosterMember)), ...adminErrors } },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    return { success: true, data: await listRoster(deps.pool, company.id), meta: meta(null) };
-  });
+  app.get(
+    '/companies/:company_id/roster',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'The dispatch roster',
+        security: adminSecurity,
+        params: CompanyParams,
+        response: { 200: Envelope(Type.Array(RosterMember)), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      return ok(await listRoster(deps.pool, company.id));
+    },
+  );
 
-  app.delete('/roster/:member_id', {
-    schema: { tags: ['Operator'], summary: 'Take a member off the roster (no new proposals)', security: adminSecurity, params: Type.Object({ member_id: PathId }), response: { 200: Envelope(RosterMember), ...adminErrors } },
-  }, async (request) => {
-    const id = (request.params as { member_id: string }).member_id;
-    await requireOwner(deps.pool, id, 'roster member', findRosterMemberCompanyId);
-    return { success: true, data: (await deactivateRosterMember(deps.pool, id))!, meta: meta(null) };
-  });
-}
+  app.delete(
+    '/roster/:member_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Take a member off the roster (no new proposals)',
+        security: adminSecurity,
+        params: Type.Object({ member_id: PathId }),
+        response: { 200: Envelope(RosterMember), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const id = request.params.member_id;
+      await requireOwner(deps.pool, id, 'roster member', findRosterMemberCompanyId);
+      return ok((await deactivateRosterMember(deps.pool, id))!);
+    },
+  );
+};

@@ -1,82 +1,97 @@
 /** Operator API: create, list, patch and deactivate vehicles. */
 import Type from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withTransaction, type Pool } from '../../../db/pool.js';
 import { deactivateVehicle, findVehicleCompanyId, listCompanyVehicles } from '../../../db/vehicles.js';
 import { notFound } from '../../../errors.js';
 import { createVehicle, patchVehicle } from '../../../vehicles/vehicle-admin.js';
 import { presentAdminVehicle } from '../../presenters/admin.js';
 import { AdminVehicle, VehicleCreate, VehiclePatch } from '../../schemas/admin.js';
-import { Envelope, PageQuery, PathId, meta } from '../../schemas/common.js';
+import { Envelope, PageOnlyQuery, PathId, ok } from '../../schemas/common.js';
 import { vehicleAttributes } from './request-mapping.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 
 const VehicleParams = Type.Object({ vehicle_id: PathId });
 
-export async function vehicleAdminRoutes(app: FastifyInstance, deps: { pool: Pool }): Promise<void> {
-  app.post('/companies/:company_id/vehicles', {
-    schema: {
-      tags: ['Operator'],
-      summary: 'Add a vehicle to a company',
-      security: adminSecurity,
-      params: CompanyParams,
-      body: VehicleCreate,
-      response: { 201: Envelope(AdminVehicle), ...adminErrors },
+export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+  app.post(
+    '/companies/:company_id/vehicles',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Add a vehicle to a company',
+        security: adminSecurity,
+        params: CompanyParams,
+        body: VehicleCreate,
+        response: { 201: Envelope(AdminVehicle), ...adminErrors },
+      },
     },
-  }, async (request, reply) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const attributes = vehicleAttributes(request.body as VehicleCreate);
-    const vehicle = await withTransaction(deps.pool, (tx) => createVehicle(tx, company.id, attributes));
-    return reply.code(201).send({ success: true, data: presentAdminVehicle(vehicle), meta: meta(null) });
-  });
+    async (request, reply) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const attributes = vehicleAttributes(request.body);
+      const vehicle = await withTransaction(deps.pool, (tx) => createVehicle(tx, company.id, attributes));
+      return reply.code(201).send(ok(presentAdminVehicle(vehicle)));
+    },
+  );
 
-  const ListQuery = Type.Object({ limit: PageQuery.limit, offset: PageQuery.offset }, { additionalProperties: false });
-  app.get('/companies/:company_id/vehicles', {
-    schema: {
-      tags: ['Operator'],
-      summary: "List a company's vehicles, deactivated ones included",
-      security: adminSecurity,
-      params: CompanyParams,
-      querystring: ListQuery,
-      response: { 200: Envelope(Type.Array(AdminVehicle)), ...adminErrors },
+  app.get(
+    '/companies/:company_id/vehicles',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: "List a company's vehicles, deactivated ones included",
+        security: adminSecurity,
+        params: CompanyParams,
+        querystring: PageOnlyQuery,
+        response: { 200: Envelope(Type.Array(AdminVehicle)), ...adminErrors },
+      },
     },
-  }, async (request) => {
-    const company = await requireCompany(deps.pool, (request.params as { company_id: string }).company_id);
-    const { limit, offset } = request.query as Type.Static<typeof ListQuery>;
-    const vehicles = await listCompanyVehicles(deps.pool, company.id, limit, offset);
-    return { success: true, data: vehicles.map(presentAdminVehicle), meta: meta({ limit, offset, total: null }) };
-  });
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const { limit, offset } = request.query;
+      const vehicles = await listCompanyVehicles(deps.pool, company.id, limit, offset);
+      return ok(vehicles.map(presentAdminVehicle), { limit, offset, total: null });
+    },
+  );
 
-  app.patch('/vehicles/:vehicle_id', {
-    schema: {
-      tags: ['Operator'],
-      summary: 'Change vehicle attributes (absent fields stay, null clears)',
-      security: adminSecurity,
-      params: VehicleParams,
-      body: VehiclePatch,
-      response: { 200: Envelope(AdminVehicle), ...adminErrors },
+  app.patch(
+    '/vehicles/:vehicle_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Change vehicle attributes (absent fields stay, null clears)',
+        security: adminSecurity,
+        params: VehicleParams,
+        body: VehiclePatch,
+        response: { 200: Envelope(AdminVehicle), ...adminErrors },
+      },
     },
-  }, async (request) => {
-    const vehicleId = (request.params as { vehicle_id: string }).vehicle_id;
-    const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
-    const attributes = vehicleAttributes(request.body as VehicleCreate);
-    const vehicle = await withTransaction(deps.pool, (tx) => patchVehicle(tx, companyId, vehicleId, attributes));
-    return { success: true, data: presentAdminVehicle(vehicle), meta: meta(null) };
-  });
+    async (request) => {
+      const vehicleId = request.params.vehicle_id;
+      const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
+      const attributes = vehicleAttributes(request.body);
+      const vehicle = await withTransaction(deps.pool, (tx) => patchVehicle(tx, companyId, vehicleId, attributes));
+      return ok(presentAdminVehicle(vehicle));
+    },
+  );
 
-  app.delete('/vehicles/:vehicle_id', {
-    schema: {
-      tags: ['Operator'],
-      summary: 'Deactivate a vehicle (it leaves GET /vehicles; its history stays)',
-      security: adminSecurity,
-      params: VehicleParams,
-      response: { 200: Envelope(AdminVehicle), ...adminErrors },
+  app.delete(
+    '/vehicles/:vehicle_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Deactivate a vehicle (it leaves GET /vehicles; its history stays)',
+        security: adminSecurity,
+        params: VehicleParams,
+        response: { 200: Envelope(AdminVehicle), ...adminErrors },
+      },
     },
-  }, async (request) => {
-    const vehicleId = (request.params as { vehicle_id: string }).vehicle_id;
-    const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
-    const vehicle = await deactivateVehicle(deps.pool, companyId, vehicleId);
-    if (!vehicle) throw notFound('vehicle');
-    return { success: true, data: presentAdminVehicle(vehicle), meta: meta(null) };
-  });
-}
+    async (request) => {
+      const vehicleId = request.params.vehicle_id;
+      const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
+      const vehicle = await deactivateVehicle(deps.pool, companyId, vehicleId);
+      if (!vehicle) throw notFound('vehicle');
+      return ok(presentAdminVehicle(vehicle));
+    },
+  );
+};

@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSimulatedFleet, signSimulatedBody } from '../../providers/simulator.js';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../log.js';
-import { closeOnSignals, startService } from '../service.js';
-import { verifyServiceSignature } from '../webhooks/verify.js';
+import { createSimulatedFleet, signSimulatedBody } from '../providers/simulator.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { closeOnSignals, startService } from './service.js';
+import { verifyServiceSignature } from '../src/webhooks/verify.js';
 
 const base = loadConfig();
 // The demo's receiver listens on loopback, which the SSRF guard refuses unless allowed.
@@ -38,7 +38,10 @@ async function call(method: string, path: string, headers: Record<string, string
 }
 
 const operator = { authorization: `Bearer ${config.adminToken}` };
-const company = await call('POST', '/admin/v1/companies', operator, { name: 'Demo Fleet', external_ids: { demo_shop: 'cus_demo_1' } });
+const company = await call('POST', '/admin/v1/companies', operator, {
+  name: 'Demo Fleet',
+  external_ids: { demo_shop: 'cus_demo_1' },
+});
 const { key } = await call('POST', `/admin/v1/companies/${company.id}/api-keys`, operator, { name: 'demo' });
 const integrator = { authorization: `Bearer ${key}` };
 
@@ -49,15 +52,25 @@ const receiver = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     const body = Buffer.concat(chunks);
-    const verified = verifyServiceSignature(request.headers['service-signature'] as string | undefined, body, signingSecret);
+    const verified = verifyServiceSignature(
+      request.headers['service-signature'] as string | undefined,
+      body,
+      signingSecret,
+    );
     if (!verified.ok) {
       console.log(`webhook refused: signature ${verified.reason}`);
       response.writeHead(401).end();
       return;
     }
-    const envelope = JSON.parse(body.toString('utf8')) as { event: string; event_id: string; data: { id: string; reference_code: string; status: string; scheduling_state: string } };
+    const envelope = JSON.parse(body.toString('utf8')) as {
+      event: string;
+      event_id: string;
+      data: { id: string; reference_code: string; status: string; scheduling_state: string };
+    };
     const run = envelope.data;
-    console.log(`webhook ${envelope.event} (signature verified): run ${run.reference_code} ${run.status}/${run.scheduling_state}, event_id ${envelope.event_id}`);
+    console.log(
+      `webhook ${envelope.event} (signature verified): run ${run.reference_code} ${run.status}/${run.scheduling_state}, event_id ${envelope.event_id}`,
+    );
     response.writeHead(204).end();
   });
 });
@@ -65,37 +78,79 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 receiver.unref();
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 const subscription = await call('POST', '/api/v1/webhook-subscriptions', integrator, {
-  url: receiverUrl, events: ['run.created', 'run.appointment_updated', 'run.appointment_confirmed', 'run.appointment_cancelled', 'run.completed', 'run.dispatch_proposed'],
+  url: receiverUrl,
+  events: [
+    'run.created',
+    'run.appointment_updated',
+    'run.appointment_confirmed',
+    'run.appointment_cancelled',
+    'run.completed',
+    'run.dispatch_proposed',
+  ],
 });
 signingSecret = subscription.signing_secret;
 await call('POST', `/admin/v1/companies/${company.id}/roster`, operator, {
-  type: 'shop', name: 'Loop Fleet Service', skills: ['service', 'inspection'], latitude: 41.8855, longitude: -87.6403,
+  type: 'shop',
+  name: 'Loop Fleet Service',
+  skills: ['service', 'inspection'],
+  latitude: 41.8855,
+  longitude: -87.6403,
 });
 
 const van = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
-  name: 'Van 3', vin: '1FTBW3XM6HKA00001', license_plate: 'DEMO-3', make: 'Ford', model: 'Transit', year: 2021, telematics_provider: null,
-  home_location: { name: 'Main yard', street_1: '400 W Lake St', city: 'Chicago', state: 'IL', postal_code: '60606', country: 'US' },
+  name: 'Van 3',
+  vin: '1FTBW3XM6HKA00001',
+  license_plate: 'DEMO-3',
+  make: 'Ford',
+  model: 'Transit',
+  year: 2021,
+  telematics_provider: null,
+  home_location: {
+    name: 'Main yard',
+    street_1: '400 W Lake St',
+    city: 'Chicago',
+    state: 'IL',
+    postal_code: '60606',
+    country: 'US',
+  },
 });
 await call('PUT', `/api/v1/vehicles/${van.id}`, integrator, { odometer_miles: 48_210 });
 // The simulated fleet pushes through the same signed endpoint a real provider would use.
 const simulatorConnection = await call('POST', `/admin/v1/companies/${company.id}/provider-connections`, operator, {
-  provider: 'simulator', name: 'Simulated fleet', config: {},
+  provider: 'simulator',
+  name: 'Simulated fleet',
+  config: {},
 });
 const tickSeconds = 5;
 // Each tick advances the fleet by tickSeconds; starting one tick back keeps readings at "now", never ahead.
-const fleet = createSimulatedFleet({ seed: 2026, vehicleCount: 12, start: new Date(Date.now() - tickSeconds * 1000), idPrefix: 'demo' });
+const fleet = createSimulatedFleet({
+  seed: 2026,
+  vehicleCount: 12,
+  start: new Date(Date.now() - tickSeconds * 1000),
+  idPrefix: 'demo',
+});
 const simulated: Array<{ id: string; name: string }> = [];
 for (const v of fleet.vehicles) {
-  simulated.push(await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
-    name: v.name, vin: v.vin, make: v.make, model: v.model, year: v.year,
-    provider_connection_id: simulatorConnection.id, provider_vehicle_id: v.providerVehicleId,
-  }));
+  simulated.push(
+    await call('POST', `/admin/v1/companies/${company.id}/vehicles`, operator, {
+      name: v.name,
+      vin: v.vin,
+      make: v.make,
+      model: v.model,
+      year: v.year,
+      provider_connection_id: simulatorConnection.id,
+      provider_vehicle_id: v.providerVehicleId,
+    }),
+  );
 }
 const pushTick = async () => {
   const body = JSON.stringify(fleet.tick(tickSeconds).payload);
   await fetch(simulatorConnection.ingest_url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-signature': signSimulatedBody(body, simulatorConnection.generated_secret) },
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': signSimulatedBody(body, simulatorConnection.generated_secret),
+    },
     body,
   }).catch((err: unknown) => log.warn({ err }, 'simulated push failed'));
 };
@@ -103,12 +158,24 @@ await pushTick();
 setInterval(() => void pushTick(), tickSeconds * 1000).unref();
 const truck = simulated[0]!;
 const { run } = await call('POST', `/admin/v1/companies/${company.id}/service-requests`, operator, {
-  vehicle_id: van.id, title: 'Oil change and brake check', items: [{ title: 'Oil change', type: 'service' }, { title: 'Brake inspection', type: 'inspection' }],
-  customer: { name: 'Dana Whitfield', email: 'dana@demo-fleet.example', phone: '+1 312 555 0142', display_address: '400 W Lake St, Chicago, IL 60606' },
-  preferred_start: new Date(Date.now() + 2 * 86_400_000).toISOString(), preferred_end: new Date(Date.now() + 2 * 86_400_000 + 4 * 3_600_000).toISOString(),
+  vehicle_id: van.id,
+  title: 'Oil change and brake check',
+  items: [
+    { title: 'Oil change', type: 'service' },
+    { title: 'Brake inspection', type: 'inspection' },
+  ],
+  customer: {
+    name: 'Dana Whitfield',
+    email: 'dana@demo-fleet.example',
+    phone: '+1 312 555 0142',
+    display_address: '400 W Lake St, Chicago, IL 60606',
+  },
+  preferred_start: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+  preferred_end: new Date(Date.now() + 2 * 86_400_000 + 4 * 3_600_000).toISOString(),
 });
 await call('POST', `/admin/v1/runs/${run.id}/propose`, operator, {
-  start: new Date(Date.now() + 3 * 86_400_000).toISOString(), end: new Date(Date.now() + 3 * 86_400_000 + 2 * 3_600_000).toISOString(),
+  start: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+  end: new Date(Date.now() + 3 * 86_400_000 + 2 * 3_600_000).toISOString(),
 });
 
 const auth = `-H "Authorization: Bearer ${key}"`;

@@ -1,10 +1,10 @@
 /**
- * Process entry point: `node dist/src/main.js start|api|worker [queue...]|migrate`.
- * See src/service.ts for what each mode runs.
+ * Process entry point: `node dist/server/main.js start|api|worker [queue...]|migrate`.
+ * See server/service.ts for what each mode runs.
  */
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './log.js';
-import { prepareDatabase } from './db/migrate.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { prepareDatabase } from '../src/db/migrate.js';
 import { closeOnSignals, startService, type ServiceMode } from './service.js';
 
 const [command = 'start', ...args] = process.argv.slice(2);

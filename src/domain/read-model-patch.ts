@@ -3,9 +3,11 @@
  * scalars by value, objects with their own `as_of`, every signal's time under `observed_at`.
  * `odometer` ({km, as_of, source}) is set here only by a manual reading; a provider's odometer
  * becomes the vehicle's odometer through the health stage's link rule, so a reading that
- * contradicts the trusted odometer never does (src/health/rules/link-broken.ts).
+ * contradicts the trusted odometer never does (src/health/rules/link-broken.ts). No sample is
+ * named like those two fields of the read model (`readModelFields`, enforced by sanitize.ts), so a
+ * provider's key never overwrites them.
  */
-import type { LatestSample } from './ingest-plan.js';
+import type { LatestSample } from './sample.js';
 
 export interface ReadModelPatch {
   vehicleId: string;
@@ -20,7 +22,12 @@ const odometerSeries = new Set(['odometer_km', 'gps_odometer_km']);
 export function readModelPatches(written: readonly LatestSample[]): ReadModelPatch[] {
   const patches = new Map<string, ReadModelPatch>();
   for (const sample of written) {
-    const patch = patches.get(sample.vehicleId) ?? { vehicleId: sample.vehicleId, signals: {}, observedAt: {}, odometer: null };
+    const patch = patches.get(sample.vehicleId) ?? {
+      vehicleId: sample.vehicleId,
+      signals: {},
+      observedAt: {},
+      odometer: null,
+    };
     const asOf = sample.recordedAt.toISOString();
     patch.observedAt[sample.signal] = asOf;
     if (odometerSeries.has(sample.signal)) {

@@ -1,58 +1,90 @@
 /**
- * Starts the service in one of its modes and returns what must be closed, in order, on
- * shutdown. Used by the `main` entry point and by the demo.
+ * The composition root: starts the service in one of its modes and returns what must be closed,
+ * in order, on shutdown. It sits above src/ and workers/ because it wires both. Used by the
+ * `main` entry point and by the demo.
  *   start   the API and every worker in one process
  *   api     the API only
  *   worker  the named queues' workers (all when none is named) plus /healthz, /readyz, /metrics
  */
 import Fastify from 'fastify';
-import { buildApp } from './api/app.js';
-import { installErrorHandlers } from './api/error-handler.js';
-import { opsRoutes } from './api/routes/ops.js';
-import { ConfigError, type Config } from './config.js';
-import { prepareDatabase, readMigrations } from './db/migrate.js';
-import { createPool } from './db/pool.js';
-import type { Logger } from './log.js';
-import { createMetrics } from './metrics.js';
-import { queueNames, type QueueName } from './queue/catalog.js';
-import { createRedis } from './queue/connection.js';
-import { Queues } from './queue/queues.js';
+import { buildApp } from '../src/api/app.js';
+import { installErrorHandlers } from '../src/api/error-handler.js';
+import { opsRoutes, type OpsDeps } from '../src/api/routes/ops.js';
+import { ConfigError, type Config } from '../src/config.js';
+import { prepareDatabase, readMigrations } from '../src/db/migrate.js';
+import { createPool } from '../src/db/pool.js';
+import type { Logger } from '../src/log.js';
+import { createMetrics } from '../src/metrics.js';
+import { queueNames, type QueueName } from '../src/queue/catalog.js';
+import { createRedis } from '../src/queue/connection.js';
+import { Queues } from '../src/queue/queues.js';
 import { startWorkers } from '../workers/index.js';
 
 export type ServiceMode = 'start' | 'api' | 'worker';
 export type Closer = () => Promise<unknown>;
 
-export async function startService(config: Config, log: Logger, mode: ServiceMode, queueArgs: string[] = []): Promise<Closer[]> {
+export async function startService(
+  config: Config,
+  log: Logger,
+  mode: ServiceMode,
+  queueArgs: string[] = [],
+): Promise<Closer[]> {
   await prepareDatabase(config.databaseUrl, log);
   const closers: Closer[] = [];
-  const pool = createPool(config.databaseUrl, config.databasePoolSize, log);
+  const pool = createPool(config.databaseUrl, config.databasePoolSize, log, config);
   const redis = createRedis(config.redisUrl, 'client', log);
-  closers.push(() => pool.end(), () => redis.quit());
+  closers.push(
+    () => pool.end(),
+    () => redis.quit(),
+  );
   const metrics = createMetrics(mode);
   const migrationIds = readMigrations().map((m) => m.id);
+  let readiness: OpsDeps['readiness'];
 
   if (mode === 'worker' || mode === 'start') {
     const names = queueArgs.length > 0 ? queueArgs : [...queueNames];
     const unknown = names.filter((name) => !queueNames.includes(name as QueueName));
-    if (unknown.length > 0) throw new ConfigError('worker', `queues must be among ${queueNames.join(', ')} (got ${unknown.join(', ')})`);
+    if (unknown.length > 0)
+      throw new ConfigError('worker', `queues must be among ${queueNames.join(', ')} (got ${unknown.join(', ')})`);
     const workerRedis = createRedis(config.redisUrl, 'worker', log);
     const queues = new Queues(workerRedis, config.redisPrefix);
-    const workers = await startWorkers({ config, pool, log, metrics, queues, now: () => new Date() }, names as QueueName[], workerRedis);
-    closers.unshift(() => workers.close(), () => queues.close(), () => workerRedis.quit());
+    const workers = await startWorkers(
+      { config, pool, log, metrics, queues, now: () => new Date() },
+      names as QueueName[],
+      workerRedis,
+    );
+    readiness = { schedules: () => workers.schedules.assertLive() };
+    closers.unshift(
+      () => workers.close(),
+      () => queues.close(),
+      () => workerRedis.quit(),
+    );
     log.info({ queues: names }, 'workers started');
   }
 
   if (mode === 'api' || mode === 'start') {
     const producerRedis = createRedis(config.redisUrl, 'producer', log);
     const apiQueues = new Queues(producerRedis, config.redisPrefix);
-    closers.unshift(() => apiQueues.close(), () => producerRedis.quit());
-    const app = await buildApp({ config, pool, redis, log, metrics, queues: apiQueues, migrationIds });
+    closers.unshift(
+      () => apiQueues.close(),
+      () => producerRedis.quit(),
+    );
+    const app = await buildApp({
+      config,
+      pool,
+      redis,
+      log,
+      metrics,
+      queues: apiQueues,
+      migrationIds,
+      ...(readiness ? { readiness } : {}),
+    });
     await app.listen({ port: config.port, host: config.host });
     closers.unshift(() => app.close());
   } else {
     const ops = Fastify({ logger: false });
     installErrorHandlers(ops);
-    await ops.register(opsRoutes, { pool, redis, metrics, migrationIds });
+    await ops.register(opsRoutes, { pool, redis, metrics, migrationIds, ...(readiness ? { readiness } : {}) });
     await ops.listen({ port: config.port, host: config.host });
     closers.unshift(() => ops.close());
   }

@@ -1,9 +1,14 @@
-import { schedulingStatusOf, type RunRecord } from '../../domain/run.js';
-import type { Run } from '../schemas/run.js';
+/**
+ * A run as the public API and the run webhooks show it (spec/000 Run). The API's response schema
+ * (src/api/schemas/run.ts) checks this shape where routes answer with it.
+ */
+import { schedulingStatusOf, type RunRecord } from '../domain/run.js';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
-export function presentRun(run: RunRecord): Run {
+export type PresentedRun = ReturnType<typeof presentRun>;
+
+export function presentRun(run: RunRecord) {
   const customer = run.customer;
   return {
     id: run.id,

@@ -1,0 +1,36 @@
+/**
+ * Caps on what one company may create (webhook subscriptions; monitoring subscriptions use the
+ * same): the count and the insert run in one transaction under a lock on (company, resource), so
+ * concurrent creations cannot overshoot. Over the cap answers 409 LIMIT_REACHED; deleting one
+ * makes room.
+ */
+import { lockCompanyResource } from '../db/advisory-locks.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { AppError } from '../errors.js';
+
+export interface CompanyCap {
+  /** Plural name of what is counted, as the error message and `details.resource` give it. */
+  resource: string;
+  limit: number;
+  count(q: Queryable, companyId: string): Promise<number>;
+}
+
+export async function createWithinCap<T>(
+  pool: Pool,
+  cap: CompanyCap,
+  companyId: string,
+  create: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  return withTransaction(pool, async (tx) => {
+    await lockCompanyResource(tx, companyId, cap.resource);
+    const count = await cap.count(tx, companyId);
+    if (count >= cap.limit) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `the company has ${count} ${cap.resource}, the most it may have (${cap.limit}); delete one first`,
+        { resource: cap.resource, limit: cap.limit },
+      );
+    }
+    return create(tx);
+  });
+}

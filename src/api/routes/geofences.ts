@@ -1,0 +1,126 @@
+/**
+ * Geofences of the caller's company (DESIGN §11), under /v1: polygons and circles that
+ * geo_fence_entry and geo_fence_exit watch. Deleting one a subscription names in
+ * options.geofence_ids is allowed: that subscription simply stops watching it.
+ */
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../config.js';
+import {
+  countGeofences,
+  deleteGeofence,
+  findGeofence,
+  insertGeofence,
+  listGeofences,
+  type GeofenceRecord,
+} from '../../db/geofences.js';
+import type { Pool } from '../../db/pool.js';
+import { invalidRequest, notFound } from '../../errors.js';
+import { parseGeofenceArea } from '../../monitoring/geofences.js';
+import { createWithinCap, type CompanyCap } from '../company-caps.js';
+import {
+  Envelope,
+  ErrorEnvelope,
+  PageOnlyQuery,
+  PathId,
+  authErrorResponses,
+  isRecordId,
+  ok,
+} from '../schemas/common.js';
+import { Geofence, GeofenceBody } from '../schemas/monitoring.js';
+
+const security = [{ bearerAuth: [] }];
+const tags = ['Geofences'];
+
+const GeofenceParams = Type.Object({ geofence_id: PathId });
+
+function present(g: GeofenceRecord) {
+  return { id: g.id, name: g.name, area: g.area, created_at: g.createdAt.toISOString() };
+}
+
+export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Config }> = async (app, deps) => {
+  const cap: CompanyCap = { resource: 'geofences', limit: deps.config.geofencesPerCompany, count: countGeofences };
+
+  app.post(
+    '/geofences',
+    {
+      schema: {
+        tags,
+        summary: 'Create a geofence (a GeoJSON Polygon or a Circle)',
+        description: '409 LIMIT_REACHED when the company already has GEOFENCES_PER_COMPANY geofences.',
+        security,
+        body: GeofenceBody,
+        response: { 201: Envelope(Geofence), 400: ErrorEnvelope, 409: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseGeofenceArea(request.body.area);
+      if (!parsed.ok) throw invalidRequest(parsed.errors);
+      const { companyId } = request.principal;
+      const geofence = await createWithinCap(deps.pool, cap, companyId, (tx) =>
+        insertGeofence(tx, { companyId, name: request.body.name, area: parsed.area }),
+      );
+      return reply.code(201).send(ok(present(geofence)));
+    },
+  );
+
+  app.get(
+    '/geofences',
+    {
+      schema: {
+        tags,
+        summary: 'List geofences, newest first',
+        security,
+        querystring: PageOnlyQuery,
+        response: { 200: Envelope(Type.Array(Geofence)), 400: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const { companyId } = request.principal;
+      const [geofences, total] = await Promise.all([
+        listGeofences(deps.pool, companyId, limit, offset),
+        countGeofences(deps.pool, companyId),
+      ]);
+      return ok(geofences.map(present), { limit, offset, total });
+    },
+  );
+
+  app.get(
+    '/geofences/:geofence_id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a geofence',
+        security,
+        params: GeofenceParams,
+        response: { 200: Envelope(Geofence), 404: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const id = request.params.geofence_id;
+      const geofence = isRecordId(id) ? await findGeofence(deps.pool, request.principal.companyId, id) : null;
+      if (!geofence) throw notFound('geofence');
+      return ok(present(geofence));
+    },
+  );
+
+  app.delete(
+    '/geofences/:geofence_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a geofence; subscriptions that name it stop watching it',
+        security,
+        params: GeofenceParams,
+        response: { 200: Envelope(Geofence), 404: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const id = request.params.geofence_id;
+      const deleted = isRecordId(id) ? await deleteGeofence(deps.pool, request.principal.companyId, id) : null;
+      if (!deleted) throw notFound('geofence');
+      return ok(present(deleted));
+    },
+  );
+};

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { Queues } from '../queue/queues.js';
+
+export interface QueuedRefresh {
+  refreshId: string;
+  cascade: boolean;
+}
+
+/**
+ * Queues a pull of one vehicle now (`pull.refresh`), coalescing with a refresh of the vehicle
+ * already queued with the same cascade flag; the answer is the refresh that will run, which may
+ * be an earlier request's. Deduplicated per cascade flag so that a request with cascade never
+ * joins one without it (it would be answered and run without cascade), and one without cascade
+ * never gets downstream processing it did not ask for.
+ */
+export async function requestRefresh(queues: Queues, vehicleId: string, cascade: boolean): Promise<QueuedRefresh> {
+  const refreshId = randomUUID();
+  const job = await queues.add(
+    'pull.refresh',
+    { vehicleId, refreshId, cascade },
+    { deduplicationId: `refresh-${vehicleId}-${cascade ? 'c' : 'n'}` },
+  );
+  // Deduplicated: BullMQ answers with the queued job's id but this request's data; read the job.
+  const queued = job.id ? await queues.queue('pull').getJob(job.id) : undefined;
+  const data = queued?.data as QueuedRefresh | undefined;
+  return { refreshId: data?.refreshId ?? refreshId, cascade: data?.cascade ?? cascade };
+}

@@ -1,0 +1,39 @@
+/**
+ * airbag_deployment (research/health-rules.md §2): the provider's `airbag_deployment` event (an
+ * OEM/SRS deployment flag or crash notification). Critical. Once per incident: further deployment
+ * events within 10 minutes of the first belong to it. The research's fallback (an impact of 2.5 g
+ * followed by standstill) is not used: it is a guess, and hard_impact already reports that impact.
+ */
+import { freshEvents } from '../fresh.js';
+import type { Detection, Detector } from '../types.js';
+
+/** One incident lasts 10 minutes from its first deployment event [U]. */
+export const airbagIncidentMs = 10 * 60_000;
+
+export interface AirbagDeploymentState {
+  eventsThroughMs: number | null;
+  incidentStartMs: number | null;
+}
+
+export const airbagDeploymentDetector: Detector<AirbagDeploymentState> = {
+  kind: 'airbag_deployment',
+  initial: () => ({ eventsThroughMs: null, incidentStartMs: null }),
+  detect(prev, input, _options, now) {
+    const events = freshEvents(input.events, ['airbag_deployment'], prev.eventsThroughMs, now);
+    let incidentStartMs = prev.incidentStartMs;
+    const detections: Detection[] = [];
+    for (const event of events.events) {
+      const atMs = event.recordedAt.getTime();
+      if (incidentStartMs !== null && atMs >= incidentStartMs && atMs - incidentStartMs < airbagIncidentMs) continue;
+      incidentStartMs = atMs;
+      detections.push({
+        kind: 'airbag_deployment',
+        key: '',
+        occurredAt: event.recordedAt,
+        severity: 'critical',
+        description: 'Airbag deployment reported by the vehicle.',
+      });
+    }
+    return { state: { eventsThroughMs: events.throughMs, incidentStartMs }, detections };
+  },
+};

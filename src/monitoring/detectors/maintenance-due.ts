@@ -1,0 +1,13 @@
+/**
+ * maintenance_due: the onset of any health maintenance alert (oil change, tire rotation, brake
+ * inspection, …: src/health/config.ts, research/health-rules.md §3), one episode per item (key =
+ * the item, e.g. `tire_rotation`). Re-armed when the item's alert resolves (a service entry).
+ */
+import { followHealthAlerts, isMaintenanceAlert, odometerSignals } from '../health-alerts.js';
+
+export const maintenanceDueDetector = followHealthAlerts({
+  kind: 'maintenance_due',
+  matches: isMaintenanceAlert,
+  keyOf: (alert) => alert.type,
+  signals: odometerSignals,
+});
