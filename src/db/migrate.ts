@@ -78,7 +78,6 @@ export async function migrate(pool: Pool, log: Logger, migrations = readMigratio
       applied.push(migration.id);
       log.info({ migration: migration.id }, 'migration applied');
     }
-    // Under the same lock: replicas starting together would otherwise race on CREATE TABLE.
     await ensureReadingPartitions(client, new Date());
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLockKey]).catch(() => {});

@@ -37,11 +37,16 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
   return result.rowCount ?? 0;
 }
 
-/** Makes sure monthly partitions exist from last month to three months ahead. */
+/**
+ * Makes sure monthly partitions exist from last month to three months ahead. Serialized by a
+ * transaction lock: a starting process and the daily job would otherwise race on CREATE TABLE.
+ */
 export async function ensureReadingPartitions(q: Queryable, now: Date): Promise<number> {
   const firstMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
-  const result = await q.query<{ created: number }>('SELECT ensure_readings_partitions($1::date, 5) AS created', [
-    firstMonth.toISOString().slice(0, 10),
-  ]);
+  const result = await q.query<{ created: number }>(
+    `WITH locked AS (SELECT pg_advisory_xact_lock(hashtextextended('readings partitions', 0)))
+     SELECT ensure_readings_partitions($1::date, 5) AS created FROM locked`,
+    [firstMonth.toISOString().slice(0, 10)],
+  );
   return result.rows[0]!.created;
 }

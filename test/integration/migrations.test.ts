@@ -71,6 +71,14 @@ describe('migrations', () => {
       const { rows: made } = await pool.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [currentMonth]);
       expect(made[0].present).toBe(true); // migrate made this month's partition, under its lock
       // A month far from now: last month to three ahead, then nothing new on a second call.
+      // Concurrent callers (a starting process and the daily job) never race on CREATE TABLE.
+      const others = [1, 2, 3].map(() => createPool(url, 1, log));
+      try {
+        const created = await Promise.all(others.map((p) => ensureReadingPartitions(p, new Date('2030-05-15Z'))));
+        expect(created.reduce((a, b) => a + b, 0)).toBe(5);
+      } finally {
+        await Promise.all(others.map((p) => p.end()));
+      }
       expect(await ensureReadingPartitions(pool, new Date('2030-11-15T00:00:00Z'))).toBe(5);
       expect(await ensureReadingPartitions(pool, new Date('2030-11-15T00:00:00Z'))).toBe(0);
       await pool.query(
