@@ -39,6 +39,7 @@ import { providerConnectionAdminRoutes } from './routes/admin/provider-connectio
 import { healthAdminRoutes } from './routes/admin/health.js';
 import { rosterAdminRoutes } from './routes/admin/roster.js';
 import { inboxAdminRoutes } from './routes/admin/inbox.js';
+import { queueBoardRoutes } from './routes/admin/queue-board.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
@@ -201,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       { prefix: '/admin/v1' },
     );
+    await app.register(queueBoardRoutes, { queues: deps.queues, adminToken });
   }
 
   return app;
