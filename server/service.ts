@@ -15,6 +15,7 @@ import { prepareDatabase, readMigrations } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 import type { Logger } from '../src/log.js';
 import { createMetrics } from '../src/metrics.js';
+import { installPipelineGauges, loadPipelineStatus } from '../src/queue/status.js';
 import { queueNames, type QueueName } from '../src/queue/catalog.js';
 import { createRedis } from '../src/queue/connection.js';
 import { Queues } from '../src/queue/queues.js';
@@ -79,6 +80,7 @@ export async function startService(
       migrationIds,
       ...(readiness ? { readiness } : {}),
     });
+    installPipelineGauges(metrics, () => loadPipelineStatus(apiQueues, pool));
     await app.listen({ port: config.port, host: config.host });
     closers.unshift(() => app.close());
   } else {

@@ -40,6 +40,7 @@ import { healthAdminRoutes } from './routes/admin/health.js';
 import { rosterAdminRoutes } from './routes/admin/roster.js';
 import { inboxAdminRoutes } from './routes/admin/inbox.js';
 import { queueBoardRoutes } from './routes/admin/queue-board.js';
+import { statusAdminRoutes } from './routes/admin/status.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
@@ -199,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(rosterAdminRoutes, { pool: deps.pool });
         await admin.register(inboxAdminRoutes, { pool: deps.pool });
+        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
       },
       { prefix: '/admin/v1' },
     );
