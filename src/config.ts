@@ -179,6 +179,18 @@ const settings = {
     ['redis:', 'rediss:'],
     'Redis for queues and rate limits (run it with AOF and `maxmemory-policy noeviction`).',
   ),
+  redisCluster: {
+    name: 'REDIS_CLUSTER',
+    default: 'false',
+    description:
+      '`true` when REDIS_URL names one node of a Redis Cluster: the others are discovered from it, and queue keys share the hash tag of REDIS_PREFIX.',
+    read: (env: Env): boolean => {
+      const raw = read(env, 'REDIS_CLUSTER') ?? 'false';
+      if (raw !== 'true' && raw !== 'false')
+        throw new ConfigError('REDIS_CLUSTER', `must be true or false (got "${raw}")`);
+      return raw === 'true';
+    },
+  },
   redisPrefix: {
     name: 'REDIS_PREFIX',
     default: '{fleet}',

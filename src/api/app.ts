@@ -11,7 +11,7 @@ import sensible from '@fastify/sensible';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { rateLimited } from '../errors.js';
@@ -48,7 +48,7 @@ export interface AppDeps {
   config: Config;
   pool: Pool;
   /** Used for the per-key rate limit and readiness; requests fail open if it is down. */
-  redis: Redis;
+  redis: RedisConnection;
   log: Logger;
   metrics: Metrics;
   /** Producers for the jobs the API starts (ingest after a push, refreshes, pull schedules). */
