@@ -122,7 +122,7 @@ describe('2 API + 3 worker processes', () => {
     const { rows: attempts } = await t.pool.query(
       `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
         WHERE d.subscription_id = $1`,
-      [(await subscription.json()).data.id],
+      [((await subscription.json()) as { data: { id: string } }).data.id],
     );
     expect(attempts[0].n).toBe(runsCreated);
 
