@@ -270,6 +270,13 @@ const settings = {
     10_000_000,
     'Requests per minute per API key; over it the API answers 429 with Retry-After.',
   ),
+  vehicleCacheEntries: integer(
+    'VEHICLE_CACHE_ENTRIES',
+    20_000,
+    0,
+    10_000_000,
+    'Vehicles whose presented JSON each API process keeps (about 2 KB each), so reads of unchanged vehicles skip decoding and serializing them; 0 turns the cache off.',
+  ),
   bodyLimitBytes: integer(
     'BODY_LIMIT_BYTES',
     1_048_576,

@@ -20,6 +20,7 @@ import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
 import { ApiKeyCache } from './api-key-cache.js';
+import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Both public bases share one authentication (one failed-auth count per address) and one rate
   // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
+  const vehicleCache = new VehicleJsonCache(deps.config.vehicleCacheEntries);
   const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
@@ -152,7 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (api) => {
       await publicApi(api);
       await api.register(runRoutes, { pool: deps.pool });
-      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
+      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now, vehicleCache });
       await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
     },
     { prefix: '/api/v1' },
