@@ -30,5 +30,10 @@ export function signCoreBody(secret: string, body: Buffer, timestampSeconds: num
  * so its signature is too, and receivers deduplicate by `event_id`.
  */
 export function signMonitoringBody(secret: string, body: Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return `sha256=${monitoringSignature(secret, body)}`;
+}
+
+/** Hex HMAC-SHA256 of the body bytes (spec/001 Authentication). */
+export function monitoringSignature(secret: string, body: Buffer): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
 }
