@@ -48,10 +48,10 @@ export interface MonitoringAttemptOutcome {
 /** Deliveries claimed (and then sent in parallel) at once: one receiver gets at most this many requests at a time. */
 const claimBatch = 32;
 
-/** The attempt's `error` text: null for a 2xx or a plain non-2xx status (the status code says it). */
+/** The attempt's `error` text: null after a 2xx, else what went wrong ("HTTP 503", "no complete response within 10000 ms"). */
 export function attemptError(result: DeliveryResult): string | null {
-  if (result.ok || result.errorCode === 'http_status') return null;
-  return storableText(`${result.errorCode}: ${result.errorMessage ?? ''}`.slice(0, 500));
+  if (result.ok) return null;
+  return result.errorMessage ?? result.errorCode;
 }
 
 export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
