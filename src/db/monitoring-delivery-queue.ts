@@ -6,6 +6,7 @@
  * the sender whose claim (`sending_since`) set it, and a claim is cleared only by its record.
  */
 import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../monitoring/kinds.js';
+import type { EventSample } from '../monitoring/types.js';
 import type { MonitoringDeliveryStatus } from './monitoring-deliveries.js';
 import type { Queryable } from './pool.js';
 
@@ -19,23 +20,60 @@ export interface MonitoredSubscription {
   options: StoredMonitoringOptions;
   detectorState: Record<string, unknown>;
   createdAt: Date;
+  /** The ids of its company's live geofences, in order: the worker's fence cache is valid while it matches. */
+  fenceSignature: string;
 }
 
-/** The live subscriptions of these vehicles, oldest first per vehicle. */
+/**
+ * In one statement, for the vehicles of an evaluation: their live subscriptions (oldest first per
+ * vehicle) and each monitored vehicle's provider events recorded after its watermark and after
+ * its oldest live subscription was created (at most `eventLimit`, the newest), oldest first.
+ */
 export async function loadMonitoredSubscriptions(
   q: Queryable,
-  vehicleIds: readonly string[],
-): Promise<MonitoredSubscription[]> {
-  const result = await q.query<MonitoredSubscription>({
+  vehicles: ReadonlyArray<{ vehicleId: string; eventsWatermark: Date | null }>,
+  eventLimit: number,
+): Promise<{ subscriptions: MonitoredSubscription[]; events: Map<string, EventSample[]> }> {
+  const result = await q.query<
+    MonitoredSubscription & { newEvents: Array<{ kind: string; recordedAt: string; g: number | null }> | null }
+  >({
     name: 'load-monitored-subscriptions',
-    text: `SELECT id, company_id AS "companyId", vehicle_id AS "vehicleId", events, tier, options,
-                  detector_state AS "detectorState", created_at AS "createdAt"
-           FROM monitoring_subscriptions
-           WHERE vehicle_id = ANY ($1::uuid[]) AND deleted_at IS NULL
-           ORDER BY vehicle_id, created_at, id`,
-    values: [vehicleIds],
+    text: `SELECT s.id, s.company_id AS "companyId", s.vehicle_id AS "vehicleId", s.events, s.tier, s.options,
+                  s.detector_state AS "detectorState", s.created_at AS "createdAt",
+                  (SELECT coalesce(string_agg(g.id::text, ',' ORDER BY g.created_at, g.id), '') FROM geofences g
+                   WHERE g.company_id = s.company_id AND g.deleted_at IS NULL) AS "fenceSignature",
+                  ev.events AS "newEvents"
+           FROM unnest($1::uuid[], $2::timestamptz[]) AS w(vehicle_id, watermark)
+           JOIN monitoring_subscriptions s ON s.vehicle_id = w.vehicle_id AND s.deleted_at IS NULL
+           CROSS JOIN LATERAL (
+             SELECT json_agg(json_build_object('kind', e.kind, 'recordedAt', e.recorded_at, 'g', e.g)
+                             ORDER BY e.recorded_at, e.kind) AS events
+             FROM (
+               SELECT kind, recorded_at, g FROM vehicle_events
+               WHERE vehicle_id = w.vehicle_id
+                 AND recorded_at > greatest(w.watermark, (SELECT min(created_at) FROM monitoring_subscriptions m
+                                                          WHERE m.vehicle_id = w.vehicle_id AND m.deleted_at IS NULL))
+               ORDER BY recorded_at DESC LIMIT $3
+             ) e
+           ) ev
+           ORDER BY s.vehicle_id, s.created_at, s.id`,
+    values: [vehicles.map((v) => v.vehicleId), vehicles.map((v) => v.eventsWatermark), eventLimit],
   });
-  return result.rows;
+  const events = new Map<string, EventSample[]>();
+  const subscriptions = result.rows.map(({ newEvents, ...subscription }) => {
+    if (!events.has(subscription.vehicleId)) {
+      events.set(
+        subscription.vehicleId,
+        (newEvents ?? []).map((e) => ({
+          kind: e.kind as EventSample['kind'],
+          recordedAt: new Date(e.recordedAt),
+          g: e.g,
+        })),
+      );
+    }
+    return subscription;
+  });
+  return { subscriptions, events };
 }
 
 /** The detectors' new state of each subscription that changed. */

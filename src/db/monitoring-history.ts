@@ -79,34 +79,3 @@ export async function loadVehicleEventsBetween(
   });
   return result.rows;
 }
-
-/**
- * Per vehicle, the provider events recorded after its `since` (at most `limit` per vehicle, the
- * newest), oldest first: what the detection stage feeds the incident detectors.
- */
-export async function loadNewVehicleEvents(
-  q: Queryable,
-  windows: ReadonlyArray<{ vehicleId: string; since: Date }>,
-  limit: number,
-): Promise<Map<string, EventSample[]>> {
-  const events = new Map<string, EventSample[]>();
-  if (windows.length === 0) return events;
-  const result = await q.query<EventSample & { vehicleId: string }>({
-    name: 'load-new-vehicle-events',
-    text: `SELECT w.vehicle_id AS "vehicleId", e.kind, e.recorded_at AS "recordedAt", e.g
-           FROM unnest($1::uuid[], $2::timestamptz[]) AS w(vehicle_id, since)
-           CROSS JOIN LATERAL (
-             SELECT kind, recorded_at, g FROM vehicle_events
-             WHERE vehicle_id = w.vehicle_id AND recorded_at > w.since
-             ORDER BY recorded_at DESC LIMIT $3
-           ) e
-           ORDER BY w.vehicle_id, e.recorded_at, e.kind`,
-    values: [windows.map((w) => w.vehicleId), windows.map((w) => w.since), limit],
-  });
-  for (const { vehicleId, ...event } of result.rows) {
-    const list = events.get(vehicleId) ?? [];
-    list.push(event);
-    events.set(vehicleId, list);
-  }
-  return events;
-}

@@ -23,7 +23,6 @@ import {
   detectAndStore,
   detectorOnlySignals,
   loadMonitoring,
-  loadMonitoringEvents,
   monitoringSince,
   vehicleEventsWatermark,
   type MonitoredVehicleEvaluation,
@@ -85,10 +84,7 @@ export async function evaluateVehicles(
   const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
   if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
-  const monitored = await loadMonitoring(
-    tx,
-    subjects.map((s) => s.id),
-  );
+  const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
   const windows = subjects.flatMap((subject) => {
     const subscriptions = monitored.get(subject.id);
     return [
@@ -106,8 +102,6 @@ export async function evaluateVehicles(
     ];
   });
   const samples = await loadNewSamples(tx, windows, maxSamplesPerSignal);
-  const fedThroughOf = new Map(subjects.map((s) => [s.id, s.fedThrough]));
-  const vehicleEvents = await loadMonitoringEvents(tx, monitored, (id) => fedThroughOf.get(id)!);
   const services = await loadLastServices(
     tx,
     subjects.map((s) => s.id),

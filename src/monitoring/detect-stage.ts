@@ -22,7 +22,6 @@ import {
   type MonitoredSubscription,
   type NewMonitoringEvent,
 } from '../db/monitoring-delivery-queue.js';
-import { loadNewVehicleEvents } from '../db/monitoring-history.js';
 import type { PoolClient } from '../db/pool.js';
 import type { RuleSample } from '../health/types.js';
 import { detectMonitoringEvents, monitoringSignals } from './engine.js';
@@ -40,18 +39,29 @@ export interface MonitoringLane {
   companyId: string;
 }
 
-/** The vehicles' live subscriptions, by vehicle id (one query; none for unmonitored fleets). */
+/**
+ * The vehicles' live subscriptions by vehicle id, and the new provider events of each monitored
+ * vehicle, in one statement (none for unmonitored fleets).
+ */
 export async function loadMonitoring(
   tx: PoolClient,
-  vehicleIds: readonly string[],
-): Promise<Map<string, MonitoredSubscription[]>> {
-  const byVehicle = new Map<string, MonitoredSubscription[]>();
-  for (const subscription of await loadMonitoredSubscriptions(tx, vehicleIds)) {
-    const list = byVehicle.get(subscription.vehicleId) ?? [];
+  vehicles: ReadonlyArray<{ id: string; fedThrough: Readonly<Record<string, string>> }>,
+): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, EventSample[]> }> {
+  const loaded = await loadMonitoredSubscriptions(
+    tx,
+    vehicles.map((v) => {
+      const watermark = v.fedThrough[vehicleEventsWatermark];
+      return { vehicleId: v.id, eventsWatermark: watermark ? new Date(watermark) : null };
+    }),
+    maxEventsPerEvaluation,
+  );
+  const subscriptions = new Map<string, MonitoredSubscription[]>();
+  for (const subscription of loaded.subscriptions) {
+    const list = subscriptions.get(subscription.vehicleId) ?? [];
     list.push(subscription);
-    byVehicle.set(subscription.vehicleId, list);
+    subscriptions.set(subscription.vehicleId, list);
   }
-  return byVehicle;
+  return { subscriptions, events: loaded.events };
 }
 
 /** The signals the detectors read that the health rules do not (loaded only for monitored vehicles). */
@@ -68,36 +78,34 @@ export function monitoringSince(subscriptions: readonly MonitoredSubscription[],
   return new Date(Math.max(oldest, watermark ? Date.parse(watermark) : 0));
 }
 
-/** Provider events of monitored vehicles since their watermark. */
-export function loadMonitoringEvents(
-  tx: PoolClient,
-  monitored: ReadonlyMap<string, readonly MonitoredSubscription[]>,
-  fedThroughOf: (vehicleId: string) => Readonly<Record<string, string>>,
-): Promise<Map<string, EventSample[]>> {
-  const windows = [...monitored].map(([vehicleId, subscriptions]) => ({
-    vehicleId,
-    since: monitoringSince(subscriptions, fedThroughOf(vehicleId)[vehicleEventsWatermark]),
-  }));
-  return loadNewVehicleEvents(tx, windows, maxEventsPerEvaluation);
-}
-
 /**
  * The fence lists the detectors get, kept per process so a company's unchanged fences keep one
- * list object, whose grid index (geofences.ts `geofenceIndexFor`) is then built once. A list is
- * replaced as soon as the loaded fences differ (a fence created or deleted by any process).
+ * list object, whose grid index (geofences.ts `geofenceIndexFor`) is then built once. Each
+ * evaluation reads the company's fence ids with its subscriptions (`fenceSignature`); a list is
+ * reloaded as soon as they differ (a fence created or deleted by any process).
  */
 const companyFences = new Map<string, { signature: string; all: Geofence[]; watched: Map<string, Geofence[]> }>();
 /** Bounds the per-process cache (companies with geofence subscriptions evaluated recently). */
 const maxCachedCompanies = 10_000;
 
-function watchedFences(companyId: string, loaded: readonly Geofence[], ids: readonly string[] | null): Geofence[] {
-  const signature = loaded.map((fence) => fence.id).join(',');
-  let entry = companyFences.get(companyId);
-  if (!entry || entry.signature !== signature) {
-    if (!entry && companyFences.size >= maxCachedCompanies) companyFences.clear();
-    entry = { signature, all: [...loaded], watched: new Map() };
-    companyFences.set(companyId, entry);
+async function refreshFences(tx: PoolClient, wanted: ReadonlyMap<string, string>): Promise<void> {
+  const stale = [...wanted].filter(([companyId, signature]) => companyFences.get(companyId)?.signature !== signature);
+  if (stale.length === 0) return;
+  const loaded = await loadCompanyGeofences(
+    tx,
+    stale.map(([companyId]) => companyId),
+  );
+  for (const [companyId] of stale) {
+    if (!companyFences.has(companyId) && companyFences.size >= maxCachedCompanies) companyFences.clear();
+    const all = loaded.get(companyId) ?? [];
+    // The signature of what was loaded: a fence changed since the subscriptions were read is seen next time.
+    companyFences.set(companyId, { signature: all.map((f) => f.id).join(','), all, watched: new Map() });
   }
+}
+
+function watchedFences(companyId: string, ids: readonly string[] | null): Geofence[] {
+  const entry = companyFences.get(companyId);
+  if (!entry) return [];
   if (ids === null) return entry.all;
   const key = ids.join(',');
   let watched = entry.watched.get(key);
@@ -130,14 +138,14 @@ export async function detectAndStore(
   now: Date,
 ): Promise<MonitoringStageResult> {
   if (vehicles.length === 0) return { lanes: [], kinds: [] };
-  const fenceCompanies = [
-    ...new Set(
-      vehicles
-        .filter((v) => v.subscriptions.some((s) => s.events.some((kind) => geofenceKinds.includes(kind))))
-        .map((v) => v.companyId),
-    ),
-  ];
-  const fences = fenceCompanies.length > 0 ? await loadCompanyGeofences(tx, fenceCompanies) : new Map();
+  const fenceSignatures = new Map<string, string>();
+  for (const vehicle of vehicles) {
+    for (const subscription of vehicle.subscriptions) {
+      if (subscription.events.some((kind) => geofenceKinds.includes(kind)))
+        fenceSignatures.set(subscription.companyId, subscription.fenceSignature);
+    }
+  }
+  await refreshFences(tx, fenceSignatures);
 
   const states: Array<{ id: string; state: Record<string, unknown> }> = [];
   const events: NewMonitoringEvent[] = [];
@@ -145,7 +153,7 @@ export async function detectAndStore(
     for (const subscription of vehicle.subscriptions) {
       const options = monitoringOptions(subscription.options);
       const geofences = subscription.events.some((kind) => geofenceKinds.includes(kind))
-        ? watchedFences(vehicle.companyId, fences.get(vehicle.companyId) ?? [], options.geofenceIds)
+        ? watchedFences(subscription.companyId, options.geofenceIds)
         : [];
       const { state, detections } = detectMonitoringEvents(
         subscription.detectorState,
