@@ -31,6 +31,7 @@ import { runRoutes } from './routes/runs.js';
 import { vehicleRoutes } from './routes/vehicles.js';
 import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
+import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v1) => {
       await publicApi(v1);
       await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
+      await v1.register(monitoringDeliveryActionRoutes, { pool: deps.pool, queues: deps.queues, log: deps.log, now });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
     },
     { prefix: '/v1' },
