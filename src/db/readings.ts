@@ -50,3 +50,21 @@ export async function ensureReadingPartitions(q: Queryable, now: Date): Promise<
   );
   return result.rows[0]!.created;
 }
+
+/** The monthly partitions of `readings` (not the default one), by name and first day. */
+export async function listReadingPartitions(q: Queryable): Promise<Array<{ name: string; month: string }>> {
+  const { rows } = await q.query<{ name: string; month: string }>(
+    `SELECT c.relname AS name, replace(substr(c.relname, 10), '_', '-') || '-01' AS month
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'readings'::regclass AND c.relname ~ '^readings_[0-9]{4}_[0-9]{2}$'
+      ORDER BY c.relname`,
+  );
+  return rows;
+}
+
+/** Detaches and drops one monthly partition: its rows go at once, without a DELETE or vacuum. */
+export async function dropReadingPartition(q: Queryable, name: string): Promise<void> {
+  if (!/^readings_\d{4}_\d{2}$/.test(name)) throw new Error(`not a readings partition: ${name}`);
+  await q.query(`ALTER TABLE readings DETACH PARTITION ${name}`);
+  await q.query(`DROP TABLE ${name}`);
+}
