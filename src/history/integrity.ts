@@ -50,7 +50,9 @@ export function streamKey(point: { signal: string; source: string }): string {
 /** "the samsara odometer", "the GPS-derived samsara odometer", "the manually entered odometer". */
 export function streamLabel(point: { signal: string; source: string }): string {
   if (manualSources.has(point.source)) return 'the manually entered odometer';
-  return point.signal === 'gps_odometer_km' ? `the GPS-derived ${point.source} odometer` : `the ${point.source} odometer`;
+  return point.signal === 'gps_odometer_km'
+    ? `the GPS-derived ${point.source} odometer`
+    : `the ${point.source} odometer`;
 }
 
 export function toReading(point: OdometerPoint): OdometerReading {

@@ -241,7 +241,9 @@ export function predictiveInsights(
     const overdue = due.getTime() <= now.getTime() || (leftMiles !== null && leftMiles <= 0);
     nextOil =
       `${oilLife}${overdue ? 'Overdue' : `Due around ${isoDay(due)}`}` +
-      (leftMiles !== null ? ` (${leftMiles > 0 ? `${fmtMiles(leftMiles)} miles left` : `${fmtMiles(-leftMiles)} miles over`})` : '') +
+      (leftMiles !== null
+        ? ` (${leftMiles > 0 ? `${fmtMiles(leftMiles)} miles left` : `${fmtMiles(-leftMiles)} miles over`})`
+        : '') +
       `; last oil change ${lastOil.date}, ${interval}.`;
   }
 

@@ -44,7 +44,10 @@ export async function transferVehicle(
   if (!current) await startOwnership(tx, vehicleId, fromCompanyId, vehicle.createdAt);
   if (current && when.getTime() < current.startedAt.getTime()) {
     throw invalidRequest([
-      { field: 'at', message: `must not be before the current owner got the vehicle (${current.startedAt.toISOString()})` },
+      {
+        field: 'at',
+        message: `must not be before the current owner got the vehicle (${current.startedAt.toISOString()})`,
+      },
     ]);
   }
   await endOwnership(tx, vehicleId, when);
