@@ -224,8 +224,8 @@ describe('buildHistoryReport', () => {
 
     expect(report.ownership!.map((o) => [o.owner, o.start_date, o.end_date])).toEqual([
       ['Owner 1', ago(60).slice(0, 10), ago(10).slice(0, 10)],
-      ['Owner 2', ago(10).slice(0, 10), gammaCar.created_at.slice(0, 10)],
-      ['Owner 3', gammaCar.created_at.slice(0, 10), 'present'],
+      ['Owner 2', ago(10).slice(0, 10), new Date().toISOString().slice(0, 10)],
+      ['Owner 3', new Date().toISOString().slice(0, 10), 'present'],
     ]);
     // Owner 1 held it while it drove 40 days × 40 miles; one trip a day over 50 days.
     expect(report.ownership![0]).toMatchObject({ miles_driven: 1_600, avg_trips_per_day: 0.8 });
@@ -235,8 +235,8 @@ describe('buildHistoryReport', () => {
     expect(rules).toContain('backwards');
     expect(rules).toContain('source_conflict');
     const backwards = report.odometer_integrity.flags.find((f) => f.rule === 'backwards')!;
-    expect(backwards.readings.map((r) => r.miles)).toEqual([21_440, 15_000]);
-    expect(backwards.explanation).toContain('6,440 miles lower');
+    expect(backwards.readings.map((r) => r.miles)).toEqual([20_800, 15_000]);
+    expect(backwards.explanation).toContain('5,800 miles lower');
     const conflict = report.odometer_integrity.flags.find((f) => f.rule === 'source_conflict')!;
     expect(conflict.readings.map((r) => [r.source, r.miles])).toEqual(
       expect.arrayContaining([
