@@ -28,24 +28,6 @@ export async function listVinVehicles(q: Queryable, vin: string): Promise<VinVeh
   return result.rows;
 }
 
-export interface OwnershipRow {
-  vehicleId: string;
-  companyId: string;
-  startedAt: Date;
-  endedAt: Date | null;
-}
-
-/** Every ownership span of the vehicles (all of them: owners are numbered over the whole history). */
-export async function listOwnerships(q: Queryable, vehicleIds: readonly string[]): Promise<OwnershipRow[]> {
-  const result = await q.query<OwnershipRow>({
-    name: 'history-ownerships',
-    text: `SELECT vehicle_id AS "vehicleId", company_id AS "companyId", started_at AS "startedAt", ended_at AS "endedAt"
-           FROM vehicle_ownerships WHERE vehicle_id = ANY($1::uuid[]) ORDER BY started_at, id`,
-    values: [vehicleIds],
-  });
-  return result.rows;
-}
-
 export interface OdometerDay {
   vehicleId: string;
   /** YYYY-MM-DD (UTC). */

@@ -60,3 +60,14 @@ export async function endVehicleSubscriptions(q: Queryable, vehicleId: string, c
   );
   return result.rowCount ?? 0;
 }
+
+/** Every ownership span of the vehicles, oldest first (the report numbers owners over all of them). */
+export async function listOwnerships(q: Queryable, vehicleIds: readonly string[]): Promise<OwnershipSpan[]> {
+  const result = await q.query<OwnershipSpan>({
+    name: 'list-ownerships',
+    text: `SELECT vehicle_id AS "vehicleId", company_id AS "companyId", started_at AS "startedAt", ended_at AS "endedAt"
+           FROM vehicle_ownerships WHERE vehicle_id = ANY($1::uuid[]) ORDER BY started_at, id`,
+    values: [vehicleIds],
+  });
+  return result.rows;
+}

@@ -9,10 +9,10 @@ import type {
   IncidentEventRow,
   OdometerDay,
   OdometerReadingRow,
-  OwnershipRow,
   ServiceEntryRow,
   VinVehicle,
 } from '../db/history.js';
+import type { OwnershipSpan } from '../db/ownership.js';
 import { kmToMiles } from '../domain/units.js';
 import { checkOdometerIntegrity, roundMiles, streamKey, toReading } from './integrity.js';
 import { distanceSeries, monthlyKm, odometerPoints } from './odometer-series.js';
@@ -58,7 +58,7 @@ export interface HistoryInput {
   /** Model year decoded from the VIN, used when no vehicle row has one. */
   vinModelYear: number | null;
   vehicles: readonly VinVehicle[];
-  ownerships: readonly OwnershipRow[];
+  ownerships: readonly OwnershipSpan[];
   odometerDays: readonly OdometerDay[];
   /** Raw readings of the days whose checkpoint shows a drop (odometer-series.ts daysToInspect). */
   dayReadings: readonly OdometerReadingRow[];

@@ -9,10 +9,10 @@ import {
   listIncidentEvents,
   listOdometerDays,
   listOdometerReadingsOfDays,
-  listOwnerships,
   listServiceEntriesOfVehicles,
   listVinVehicles,
 } from '../db/history.js';
+import { listOwnerships } from '../db/ownership.js';
 import type { Queryable } from '../db/pool.js';
 import { strongBrakingG } from '../monitoring/incidents.js';
 import { assembleHistoryReport, rangeStart } from './assemble.js';

@@ -2,7 +2,8 @@
  * The report's sections, each a pure function of the loaded records (docs/history-report.md has
  * every definition). Miles everywhere; figures rounded for presentation only.
  */
-import type { CompletedRunRow, DrivingDay, IncidentEventRow, OwnershipRow, ServiceEntryRow } from '../db/history.js';
+import type { CompletedRunRow, DrivingDay, IncidentEventRow, ServiceEntryRow } from '../db/history.js';
+import type { OwnershipSpan } from '../db/ownership.js';
 import { kmPerMile, kmToMiles, msPerDay } from '../domain/units.js';
 import { defaultHealthConfig } from '../health/config.js';
 import { airbagIncidentMs } from '../monitoring/detectors/airbag-deployment.js';
@@ -150,7 +151,7 @@ export function incidents(events: readonly IncidentEventRow[]): Incident[] {
  * latest is "present"; an earlier one ends when the next begins.
  */
 export function ownership(
-  spans: readonly OwnershipRow[],
+  spans: readonly OwnershipSpan[],
   series: readonly OdometerPoint[],
   driving: readonly DrivingDay[],
   from: Date | null,
