@@ -3,7 +3,9 @@
  * (generic push → inbox → ingest worker → rollups), a transfer through the operator API, a second
  * vehicle row of the same VIN in a third company, then buildHistoryReport.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTransaction } from '../../src/db/pool.js';
 import { buildHistoryReport } from '../../src/history/build-report.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, drainInbox, pushGeneric } from '../helpers/ingest.js';
@@ -126,6 +128,25 @@ describe('history rollups at ingest', () => {
       car.id,
     ]);
     expect(rows.map((r) => r.kind)).toEqual(['airbag_deployment', 'hard_accel', 'hard_brake', 'impact']);
+  });
+});
+
+describe('migration 0015 backfill', () => {
+  it('builds the same rollups from stored readings as ingest kept', async () => {
+    const snapshot = async () => {
+      const odometer = await t.pool.query(`SELECT * FROM odometer_daily ORDER BY vehicle_id, day, signal, source`);
+      const driving = await t.pool.query(`SELECT * FROM driving_daily ORDER BY vehicle_id, day`);
+      return { odometer: odometer.rows, driving: driving.rows };
+    };
+    const kept = await snapshot();
+    expect(kept.odometer.length).toBeGreaterThan(0);
+    const migration = readFileSync(new URL('../../migrations/0015_history.sql', import.meta.url), 'utf8');
+    const backfill = migration.slice(migration.indexOf('-- Rollups of what is already stored'));
+    await withTransaction(t.pool, async (tx) => {
+      await tx.query(`TRUNCATE odometer_daily, driving_daily`);
+      await tx.query(backfill);
+    });
+    expect(await snapshot()).toEqual(kept);
   });
 });
 
