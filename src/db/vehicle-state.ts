@@ -166,26 +166,30 @@ export async function applyVehicleState(
 }
 
 /**
- * Stores provider events (a repeated one is skipped) and counts the stored harsh braking and
- * acceleration events into the history rollup driving_daily (db/history-rollups.ts).
+ * Stores provider events (a repeat adds nothing) and counts the stored harsh braking and
+ * acceleration events into the history rollup driving_daily (db/history-rollups.ts); answers the
+ * vehicles that got an event not stored before.
  */
-export async function insertVehicleEvents(q: Queryable, events: readonly EventRow[]): Promise<void> {
-  if (events.length === 0) return;
-  await q.query({
+export async function insertVehicleEvents(q: Queryable, events: readonly EventRow[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const result = await q.query<{ vehicleId: string }>({
     name: 'insert-vehicle-events',
     text: `WITH stored AS (
              INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
              ON CONFLICT DO NOTHING
              RETURNING vehicle_id, kind, recorded_at
+           ),
+           harsh AS (
+             INSERT INTO driving_daily AS d (vehicle_id, day, hard_brakes, hard_accels)
+             SELECT vehicle_id, (recorded_at AT TIME ZONE 'UTC')::date,
+                    count(*) FILTER (WHERE kind = 'hard_brake'), count(*) FILTER (WHERE kind = 'hard_accel')
+             FROM stored WHERE kind IN ('hard_brake', 'hard_accel')
+             GROUP BY 1, 2 ORDER BY 1, 2
+             ON CONFLICT (vehicle_id, day) DO UPDATE SET
+               hard_brakes = d.hard_brakes + excluded.hard_brakes, hard_accels = d.hard_accels + excluded.hard_accels
            )
-           INSERT INTO driving_daily AS d (vehicle_id, day, hard_brakes, hard_accels)
-           SELECT vehicle_id, (recorded_at AT TIME ZONE 'UTC')::date,
-                  count(*) FILTER (WHERE kind = 'hard_brake'), count(*) FILTER (WHERE kind = 'hard_accel')
-           FROM stored WHERE kind IN ('hard_brake', 'hard_accel')
-           GROUP BY 1, 2 ORDER BY 1, 2
-           ON CONFLICT (vehicle_id, day) DO UPDATE SET
-             hard_brakes = d.hard_brakes + excluded.hard_brakes, hard_accels = d.hard_accels + excluded.hard_accels`,
+           SELECT vehicle_id AS "vehicleId" FROM stored`,
     values: [
       events.map((e) => e.vehicleId),
       events.map((e) => e.kind),
@@ -194,6 +198,7 @@ export async function insertVehicleEvents(q: Queryable, events: readonly EventRo
       events.map((e) => e.source),
     ],
   });
+  return [...new Set(result.rows.map((row) => row.vehicleId))];
 }
 
 export async function recordUnmappedSamples(
