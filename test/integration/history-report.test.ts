@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertMonitoringSubscription } from '../../src/db/monitoring-subscriptions.js';
 import { withTransaction } from '../../src/db/pool.js';
 import { buildHistoryReport } from '../../src/history/build-report.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -170,7 +171,35 @@ describe('POST /admin/v1/vehicles/:id/transfer', () => {
     expect((await t.admin('POST', `/vehicles/x/transfer`, { to_company_id: beta.id })).statusCode).toBe(404);
   });
 
+  it('refuses while the old company has an open run on the vehicle (409)', async () => {
+    const request = await t.admin('POST', `/companies/${acme.id}/service-requests`, {
+      vehicle_id: car.id,
+      title: 'Brakes squeal',
+      items: [{ title: 'Brake inspection', type: 'inspection' }],
+    });
+    expect(request.statusCode).toBe(201);
+    const blocked = await t.admin('POST', `/vehicles/${car.id}/transfer`, { to_company_id: beta.id, at: ago(10) });
+    expect(blocked.statusCode).toBe(409);
+    expect(blocked.json().error.message).toBe('the vehicle has an open run: complete or dismiss it first');
+    expect((await t.admin('POST', `/runs/${request.json().data.run.id}/dismiss`)).statusCode).toBe(200);
+  });
+
   it('moves the vehicle: the new company sees it, the old one gets 404, the provider link is let go', async () => {
+    const subscription = await insertMonitoringSubscription(t.pool, {
+      companyId: acme.id,
+      vehicleId: car.id,
+      webhookUrl: 'https://receiver.example/hook',
+      events: ['oil_change_needed'],
+      tier: 'basic',
+      options: {
+        speed_limit_kph: 120,
+        idle_minutes: 10,
+        mileage_threshold_miles: null,
+        fuel_level_percent: 15,
+        geofence_ids: null,
+      },
+      secretCiphertext: Buffer.from('x'),
+    });
     const response = await t.admin('POST', `/vehicles/${car.id}/transfer`, { to_company_id: beta.id, at: ago(10) });
     expect(response.statusCode).toBe(200);
     expect(response.json().data).toMatchObject({ id: car.id, company_id: beta.id, telematics_provider: null });
@@ -184,7 +213,11 @@ describe('POST /admin/v1/vehicles/:id/transfer', () => {
       [acme.id, ago(10)],
       [beta.id, null],
     ]);
-    // Acme's tracker no longer feeds the vehicle.
+    // Acme's monitoring of the vehicle ended; its tracker no longer feeds the vehicle.
+    const ended = await t.pool.query(`SELECT deleted_at FROM monitoring_subscriptions WHERE id = $1`, [
+      subscription.id,
+    ]);
+    expect(ended.rows[0].deleted_at).not.toBeNull();
     const before = await rollupTotals(car.id);
     await push([{ vehicle: 'car-1', ts: ago(1), signals: { speed_kph: 50 } }]);
     expect(await rollupTotals(car.id)).toEqual(before);
