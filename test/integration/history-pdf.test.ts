@@ -5,7 +5,7 @@
  * bytes for the same report.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -156,6 +156,26 @@ describe('history report PDF', () => {
     // The repeated header is an artifact: the structure tree holds the header row once.
     const structure = run('pdfinfo', '-struct-text', path);
     expect(structure.match(/"Verified"/g)).toHaveLength(1);
+  });
+
+  it('keeps a very long cell on the page (cut with an ellipsis) and draws years of daily readings', async () => {
+    const report = sampleHistoryReport('lifetime', 'flagged');
+    report.service_history[0]!.type = 'Brake inspection and cleaning '.repeat(200);
+    const start = Date.parse('2016-01-01T00:00:00Z');
+    report.telematics!.odometer_timeline = Array.from({ length: 7300 }, (_, index) => ({
+      at: new Date(start + index * 43_200_000).toISOString(),
+      miles: 1000 + index * 20,
+      source: 'geotab',
+      flagged: index === 5000,
+    }));
+    const path = await renderToFile(report);
+    expect(Number(info(path)['Pages'])).toBeLessThanOrEqual(6);
+    const pdf = text(path);
+    expect(pdf).toContain('…');
+    expect(pdf).toContain('7,300 odometer readings');
+    // The chart's alternative text (in the Figure's structure element) describes the series.
+    expect(readFileSync(path, 'latin1')).toContain('/Alt (Odometer timeline: 7,300 readings from Jan 1, 2016');
+    expect(run('pdfinfo', '-struct-text', path)).toContain('Brake inspection and cleaning');
   });
 
   it('gives the same bytes for the same report and creation date, as a stream', async () => {

@@ -80,15 +80,22 @@ function flagRing(canvas: Canvas, x: number, y: number) {
   canvas.doc.circle(x, y, 5).lineWidth(1.4).strokeColor(flaggedColour).stroke();
 }
 
+type TimedReading = Timeline[number] & { time: number };
+
+/** Oldest first, by the instant (ISO strings with different offsets do not sort as text). */
+function byTime(timeline: Timeline): TimedReading[] {
+  return timeline.map((reading) => ({ ...reading, time: Date.parse(reading.at) })).sort((a, b) => a.time - b.time);
+}
+
 export function odometerChartAlt(timeline: Timeline): string {
   if (timeline.length === 0) return 'Odometer timeline: no readings in the data range.';
-  const sorted = [...timeline].sort((a, b) => a.at.localeCompare(b.at));
+  const sorted = byTime(timeline);
   const first = sorted[0]!;
   const last = sorted[sorted.length - 1]!;
   const sources = [...new Set(sorted.map((reading) => reading.source))].sort();
   const flagged = sorted.filter((reading) => reading.flagged).length;
   return (
-    `Odometer timeline: ${sorted.length} readings from ${formatDate(first.at)} (${formatMiles(first.miles)}) ` +
+    `Odometer timeline: ${formatCount(sorted.length)} readings from ${formatDate(first.at)} (${formatMiles(first.miles)}) ` +
     `to ${formatDate(last.at)} (${formatMiles(last.miles)}), from ${sources.join(', ')}; ` +
     `${flagged === 0 ? 'no reading flagged' : `${flagged} flagged by an integrity rule`}.`
   );
@@ -98,8 +105,8 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
   const height = chartHeight + legendHeight;
   ensureSpace(canvas, height);
   const box = { x: margin.side, y: canvas.y, width: contentWidth, height };
-  const sorted = [...timeline].sort((a, b) => a.at.localeCompare(b.at));
-  const times = sorted.map((reading) => new Date(reading.at).getTime());
+  const sorted = byTime(timeline);
+  const times = sorted.map((reading) => reading.time);
   const miles = sorted.map((reading) => reading.miles);
   const oneDayMs = 86_400_000;
   const [minTime, maxTime] = [Math.min(...times), Math.max(...times)];
@@ -114,7 +121,9 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
     .range([box.y + chartHeight - plot.bottom, box.y + plot.top]);
   const sources = [...new Set(sorted.map((reading) => reading.source))].sort();
   const styleOf = (source: string) => sourceStyles[sources.indexOf(source) % sourceStyles.length]!;
-  const markerSize = sorted.length > 150 ? 10 : 28;
+  // A marker per reading helps up to a few hundred points; beyond that (daily readings over years)
+  // the line says it all, markers would only cost time, and flagged readings keep theirs.
+  const denseSources = new Set(sources.filter((source) => sorted.filter((r) => r.source === source).length > 150));
 
   parent.add(
     canvas.doc.struct('Figure', figureOptions(odometerChartAlt(timeline), box), () => {
@@ -130,16 +139,19 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
       }
       for (const source of sources) {
         const readings = sorted.filter((reading) => reading.source === source);
-        const path = line<(typeof readings)[number]>()
-          .x((reading) => x(new Date(reading.at)))
+        // Drawn straight into the page (pdfkit has the canvas path methods d3 calls), so years of
+        // daily readings cost no SVG path text to build and parse.
+        line<TimedReading>()
+          .x((reading) => x(reading.time))
           .y((reading) => y(reading.miles))
-          .digits(2)(readings);
-        if (path) doc.path(path).lineWidth(1).strokeColor(styleOf(source).colour).stroke();
+          .context(doc as unknown as CanvasRenderingContext2D)(readings);
+        doc.lineWidth(1).strokeColor(styleOf(source).colour).stroke();
       }
       for (const reading of sorted) {
-        const px = x(new Date(reading.at));
+        if (!reading.flagged && denseSources.has(reading.source)) continue;
+        const px = x(reading.time);
         const py = y(reading.miles);
-        marker(canvas, styleOf(reading.source), px, py, markerSize);
+        marker(canvas, styleOf(reading.source), px, py, 28);
         if (reading.flagged) flagRing(canvas, px, py);
       }
       const legend = sources.map((source) => ({

@@ -235,7 +235,7 @@ const statusTexts: Record<HistoryReport['odometer_integrity']['status'], string>
 function drawIntegrity(canvas: Canvas, report: HistoryReport): void {
   const sect = section(canvas, 'Odometer integrity');
   const { status, flags } = report.odometer_integrity;
-  block(canvas, sect, 'P', statusTexts[status], bodyStyle, 8);
+  block(canvas, sect, 'P', statusTexts[status], bodyStyle, flags.length > 0 ? 8 : 14);
   if (flags.length > 0) {
     drawTable(canvas, sect, {
       columns: [

@@ -38,6 +38,8 @@ export interface TableSpec {
 
 const defaultPadX = 5;
 const padY = 4;
+/** A row never outgrows half a page: longer text is cut with an ellipsis rather than spilling past the page. */
+const maxRowHeight = (contentBottom - margin.top) / 2;
 const headerStyle = { size: typeSize.table, bold: true };
 const cellStyle = { size: typeSize.table };
 
@@ -62,7 +64,7 @@ function rowHeight(
     const style = bold(index) ? headerStyle : cellStyle;
     tallest = Math.max(tallest, textHeight(canvas, cell, style, (widths[index] ?? 0) - 2 * padX));
   });
-  return tallest + 2 * padY;
+  return Math.min(tallest + 2 * padY, maxRowHeight);
 }
 
 interface Cell {
@@ -77,7 +79,12 @@ interface Cell {
 
 function drawCellText(canvas: Canvas, { text, x, y, width, padX, column, bold }: Cell) {
   setStyle(canvas, bold ? headerStyle : cellStyle);
-  canvas.doc.text(text, x + padX, y + padY, { width: width - 2 * padX, align: column.align ?? 'left' });
+  canvas.doc.text(text, x + padX, y + padY, {
+    width: width - 2 * padX,
+    height: maxRowHeight - 2 * padY,
+    ellipsis: true,
+    align: column.align ?? 'left',
+  });
 }
 
 function drawHeader(canvas: Canvas, table: PDFKit.PDFStructureElement | null, spec: TableSpec, widths: number[]) {
