@@ -7,14 +7,39 @@
  * Tagging: content is either inside a structure element (Document › Sect › H1/H2/P/Table/Figure)
  * or marked as an Artifact (rules, fills, the footer, repeated table headers), as PDF/UA asks.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type PDFDocument from 'pdfkit';
 import { assetsDir } from '../../paths.js';
 
-export const fonts = {
-  regular: join(assetsDir, 'fonts', 'DejaVuSans.ttf'),
-  bold: join(assetsDir, 'fonts', 'DejaVuSans-Bold.ttf'),
+/** DejaVu Sans, vendored in assets/fonts with its licence; the family names are the fonts' PostScript names. */
+const fontFaces = {
+  regular: { file: 'DejaVuSans.ttf', family: 'DejaVuSans' },
+  bold: { file: 'DejaVuSans-Bold.ttf', family: 'DejaVuSans-Bold' },
 };
+type FontFace = keyof typeof fontFaces;
+
+let parsedFonts: Record<FontFace, PDFKit.Mixins.PDFFontSource> | undefined;
+
+/**
+ * The fonts parsed once per process. pdfkit takes an already-parsed fontkit Font (pdfkit 0.20
+ * changelog); parsing DejaVu for every document was about half of the render time. fontkit is
+ * loaded from pdfkit's own dependencies, so it is always the copy pdfkit was built against.
+ */
+export function reportFonts(): Record<FontFace, PDFKit.Mixins.PDFFontSource> {
+  if (!parsedFonts) {
+    const fontkit = createRequire(import.meta.resolve('pdfkit'))('fontkit') as { create(data: Buffer): unknown };
+    const parse = (face: FontFace) =>
+      fontkit.create(readFileSync(join(assetsDir, 'fonts', fontFaces[face].file))) as PDFKit.Mixins.PDFFontSource;
+    parsedFonts = { regular: parse('regular'), bold: parse('bold') };
+  }
+  return parsedFonts;
+}
+
+function useFont(doc: PDFKit.PDFDocument, face: FontFace): PDFKit.PDFDocument {
+  return doc.font(reportFonts()[face], fontFaces[face].family);
+}
 
 /** Points (1/72 in). */
 export const pageSize = { width: 612, height: 792 };
@@ -76,7 +101,7 @@ export function newPage(canvas: Canvas): void {
     .lineWidth(0.5)
     .strokeColor(colour.rule)
     .stroke();
-  doc.font(fonts.regular).fontSize(typeSize.small).fillColor(colour.muted);
+  useFont(doc, 'regular').fontSize(typeSize.small).fillColor(colour.muted);
   // lineBreak false: the footer sits below the bottom margin, where wrapped text would start a page.
   doc.text(canvas.footer, margin.side, footerY, { lineBreak: false });
   const label = `Page ${canvas.pageNumber}`;
@@ -96,8 +121,7 @@ export interface TextStyle {
 }
 
 export function setStyle(canvas: Canvas, style: TextStyle): void {
-  canvas.doc
-    .font(style.bold ? fonts.bold : fonts.regular)
+  useFont(canvas.doc, style.bold ? 'bold' : 'regular')
     .fontSize(style.size)
     .fillColor(style.colour ?? colour.ink);
 }

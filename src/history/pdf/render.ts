@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import type { HistoryReport } from '../types.js';
 import { formatDate, humanize } from './format.js';
-import { createCanvas, fonts, margin, pageSize } from './page.js';
+import { createCanvas, margin, pageSize } from './page.js';
 import { drawCover, drawSections, vehicleTitle } from './sections.js';
 
 export interface PdfOptions {
@@ -42,8 +42,6 @@ export function renderHistoryReportPdf(report: HistoryReport, options: PdfOption
     tagged: true,
     lang: 'en-US',
     displayTitle: true,
-    // The default font would otherwise be Helvetica, a standard font PDF/UA forbids unembedded.
-    font: fonts.regular,
     info: {
       Title: title,
       Subject: plainText(`${humanize(report.tier)} tier, report ${report.report_id}`),
