@@ -10,7 +10,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type PDFDocument from 'pdfkit';
 import { assetsDir } from '../../paths.js';
 
 /** DejaVu Sans, vendored in assets/fonts with its licence; the family names are the fonts' PostScript names. */
@@ -44,6 +43,7 @@ function useFont(doc: PDFKit.PDFDocument, face: FontFace): PDFKit.PDFDocument {
 /** Points (1/72 in). */
 export const pageSize = { width: 612, height: 792 };
 export const margin = { top: 54, bottom: 60, side: 54 };
+export const pageMargins = { top: margin.top, bottom: margin.bottom, left: margin.side, right: margin.side };
 export const contentWidth = pageSize.width - 2 * margin.side;
 export const contentBottom = pageSize.height - margin.bottom;
 
@@ -70,7 +70,7 @@ export interface Canvas {
   pageNumber: number;
 }
 
-export function createCanvas(doc: InstanceType<typeof PDFDocument>, footer: string): Canvas {
+export function createCanvas(doc: PDFKit.PDFDocument, footer: string): Canvas {
   const root = doc.struct('Document');
   doc.addStructure(root);
   const canvas: Canvas = { doc, root, y: margin.top, footer, pageNumber: 0 };
@@ -87,10 +87,7 @@ export function artifact(canvas: Canvas, draw: () => void): void {
 
 export function newPage(canvas: Canvas): void {
   const { doc } = canvas;
-  doc.addPage({
-    size: [pageSize.width, pageSize.height],
-    margins: { ...margin, left: margin.side, right: margin.side },
-  });
+  doc.addPage({ size: [pageSize.width, pageSize.height], margins: pageMargins });
   canvas.pageNumber += 1;
   canvas.y = margin.top;
   const footerY = pageSize.height - margin.bottom + 24;

@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import type { HistoryReport } from '../types.js';
 import { formatDate, humanize } from './format.js';
-import { createCanvas, margin, pageSize } from './page.js';
+import { createCanvas, pageMargins, pageSize } from './page.js';
 import { drawCover, drawSections, vehicleTitle } from './sections.js';
 
 export interface PdfOptions {
@@ -34,7 +34,7 @@ export function renderHistoryReportPdf(report: HistoryReport, options: PdfOption
   const title = plainText(`Vehicle history report: ${vehicleTitle(report)}, VIN ${report.vin}`);
   const doc = new PDFDocument({
     size: [pageSize.width, pageSize.height],
-    margins: { top: margin.top, bottom: margin.bottom, left: margin.side, right: margin.side },
+    margins: pageMargins,
     autoFirstPage: false,
     pdfVersion: '1.7',
     // pdfkit (v0.20) supports the PDF/UA subset; its type declarations list only PDF/A.

@@ -3,7 +3,7 @@
  * section per part of the report. A section outside the tier says which tier includes it; an
  * included section without records says so, rather than printing an empty table.
  */
-import type { HistoryReport, ReportTier } from '../types.js';
+import { type HistoryReport, type ReportTier, reportTiers } from '../types.js';
 import { drawMonthlyMileageChart, drawOdometerChart } from './charts.js';
 import {
   formatCount,
@@ -37,8 +37,6 @@ const verdictColours: Record<VerdictLevel, { ink: string; tint: string }> = {
   clear: { ink: '#1b6e35', tint: '#e7f4ea' },
 };
 
-const tierOrder: ReportTier[] = ['basic', 'standard', 'comprehensive', 'lifetime'];
-
 const headingStyle = { size: typeSize.heading, bold: true, colour: colour.accent };
 const subheadingStyle = { size: typeSize.body + 1, bold: true };
 const bodyStyle = { size: typeSize.body };
@@ -68,10 +66,10 @@ function note(canvas: Canvas, parent: PDFKit.PDFStructureElement, text: string):
   block(canvas, parent, 'P', text, noteStyle, 14);
 }
 
-/** The first tier that includes a section, for the "not included" line. */
+/** A section the tier leaves out: says so, and from which tier it is included (`from`, the first tier that has it). */
 function notIncluded(canvas: Canvas, parent: PDFKit.PDFStructureElement, report: HistoryReport, from: ReportTier) {
   const upgrade =
-    tierOrder.indexOf(from) > tierOrder.indexOf(report.tier) ? ` It is included from the ${from} tier.` : '';
+    reportTiers.indexOf(from) > reportTiers.indexOf(report.tier) ? ` It is included from the ${from} tier.` : '';
   note(canvas, parent, `Not part of the ${report.tier} report.${upgrade}`);
 }
 
