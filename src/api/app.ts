@@ -191,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       async (admin) => {
         admin.addHook('onRequest', adminAuthentication(adminToken));
         await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
-        await admin.register(vehicleAdminRoutes, { pool: deps.pool });
+        await admin.register(vehicleAdminRoutes, { pool: deps.pool, now });
         await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
         await admin.register(providerConnectionAdminRoutes, {

@@ -1,3 +1,4 @@
+import { rolledUpSignals } from './history-rollups.js';
 import type { Queryable } from './pool.js';
 
 export interface ReadingRow {
@@ -9,18 +10,36 @@ export interface ReadingRow {
   source: string;
 }
 
+/** What a batch stored: the count, and the stored readings the history rollups are made of. */
+export interface StoredReadings {
+  count: number;
+  /**
+   * The newly stored readings of the rolled-up signals as one JSON document, handed unparsed to
+   * upsertReadingRollups (decoding it here would cost the ingest worker CPU for nothing); null
+   * when there are none. Only stored rows count, so a repeated sample adds nothing to a rollup.
+   */
+  rollupJson: string | null;
+}
+
 /**
  * Inserts a batch in one statement; a sample already stored (same vehicle, signal, time) is
  * skipped. The batch travels as one JSON document: serializing it is native in V8, where pg's
  * array literals escape every element in JavaScript (a sixth of the ingest worker's CPU).
  */
-export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const result = await q.query({
+export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]): Promise<StoredReadings> {
+  if (rows.length === 0) return { count: 0, rollupJson: null };
+  const result = await q.query<StoredReadings>({
     name: 'insert-readings',
-    text: `INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source)
-           SELECT v, s, t, n, j, o FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text)
-           ON CONFLICT DO NOTHING`,
+    text: `WITH stored AS (
+             INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source)
+             SELECT v, s, t, n, j, o FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text)
+             ON CONFLICT DO NOTHING
+             RETURNING vehicle_id, signal, recorded_at, value_num, value_json, source
+           )
+           SELECT count(*)::int AS count,
+                  json_agg(json_build_object('v', vehicle_id, 's', signal, 't', recorded_at, 'n', value_num, 'j', value_json, 'o', source))
+                    FILTER (WHERE signal = ANY($2::text[]))::text AS "rollupJson"
+           FROM stored`,
     values: [
       JSON.stringify(
         rows.map((r) => ({
@@ -32,9 +51,10 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
           o: r.source,
         })),
       ),
+      rolledUpSignals,
     ],
   });
-  return result.rowCount ?? 0;
+  return result.rows[0]!;
 }
 
 /**

@@ -17,11 +17,12 @@ export type VinCheck =
 export const vinLength = 17;
 
 /** 49 CFR 565.15 Table IV: the value of each letter; digits keep their own. */
+// prettier-ignore
 const transliteration: Readonly<Record<string, number>> = {
   A: 1, B: 2, C: 3, D: 4, E: 5, F: 6, G: 7, H: 8,
   J: 1, K: 2, L: 3, M: 4, N: 5, P: 7, R: 9,
   S: 2, T: 3, U: 4, V: 5, W: 6, X: 7, Y: 8, Z: 9,
-}; // prettier-ignore
+};
 
 /** 49 CFR 565.15 Table V: the weight of each position, 1 to 17 (the check digit's own is 0). */
 const weights = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2] as const;

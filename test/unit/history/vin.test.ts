@@ -22,7 +22,11 @@ describe('checkVin', () => {
   });
 
   it('names the length rule', () => {
-    expect(checkVin('1HGCM82633A00435')).toMatchObject({ ok: false, rule: 'length', message: expect.stringContaining('16') });
+    expect(checkVin('1HGCM82633A00435')).toMatchObject({
+      ok: false,
+      rule: 'length',
+      message: expect.stringContaining('16'),
+    });
     expect(checkVin('1HGCM82633A0043521')).toMatchObject({ ok: false, rule: 'length' });
     expect(checkVin('')).toMatchObject({ ok: false, rule: 'length' });
   });
