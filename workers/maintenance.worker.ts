@@ -1,4 +1,5 @@
 /** maintenance queue: housekeeping that keeps the database ready for incoming data. */
+import { deleteExpiredIdempotencyKeys } from '../src/db/idempotency.js';
 import { ensureReadingPartitions } from '../src/db/readings.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
@@ -9,6 +10,10 @@ export function maintenanceHandlers(deps: WorkerDeps): JobHandlers<'maintenance'
       const partitionsCreated = await ensureReadingPartitions(deps.pool, deps.now());
       if (partitionsCreated > 0) deps.log.info({ partitionsCreated }, 'readings partitions created');
       return { partitionsCreated };
+    },
+    'maintenance.purge-idempotency-keys': async () => {
+      const keysDeleted = await deleteExpiredIdempotencyKeys(deps.pool, deps.now());
+      return { keysDeleted };
     },
   };
 }

@@ -39,7 +39,10 @@ afterAll(async () => {
 describe('maintenance worker', () => {
   it('schedules the daily partition job, which creates the months around now', async () => {
     const schedulers = await queues.queue('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => [s.key, s.every])).toEqual([['maintenance.ensure-partitions', 24 * 3600 * 1000]]);
+    expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+      ['maintenance.ensure-partitions', 24 * 3600 * 1000],
+      ['maintenance.purge-idempotency-keys', 3600 * 1000],
+    ]);
     await expect
       .poll(
         async () => {
@@ -49,6 +52,28 @@ describe('maintenance worker', () => {
         { timeout: 15_000 },
       )
       .toBe(true);
+  });
+
+  it('schedules the hourly purge of Idempotency-Key answers past their 24 hours', async () => {
+    const company = (await t.admin('POST', '/companies', { name: 'Keys' })).json().data.id;
+    const key = (name: string, expiresAt: string) =>
+      t.pool.query(
+        `INSERT INTO idempotency_keys (company_id, endpoint, key, request_hash, claimed_at, expires_at)
+         VALUES ($1, '/v1/instant/verify', $2, 'h', $3::timestamptz - interval '24 hours', $3)`,
+        [company, name, expiresAt],
+      );
+    await key('expired', '2031-06-09T23:59:59Z');
+    await key('kept', '2031-06-10T00:00:01Z');
+    await queues.queue('maintenance').add('maintenance.purge-idempotency-keys', {});
+    await expect
+      .poll(
+        async () =>
+          (await t.pool.query(`SELECT key FROM idempotency_keys WHERE company_id = $1`, [company])).rows.map(
+            (r) => r.key,
+          ),
+        { timeout: 15_000 },
+      )
+      .toEqual(['kept']);
   });
 
   it('rejects a malformed payload without running it', async () => {
