@@ -23,6 +23,9 @@ const usage = `fleetctl <command> [options]
                            [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
                            [--provider-vehicle-id id]
   vehicle list <company-id>
+  vehicle transfer <vehicle-id> <company-id> [--at <ISO time>]
+                                            move a vehicle to another company (its history stays
+                                            with the VIN)
   inbox failed [--provider p] [--connection id] [--company id] [--limit n]
                                             parked inbox rows: payloads that failed on their own
   inbox replay (--since <ISO time> | --parked) [--provider p] [--connection id]
@@ -128,6 +131,7 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       connection: { type: 'string' },
       company: { type: 'string' },
       limit: { type: 'string' },
+      at: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -214,6 +218,14 @@ async function main(argv: string[], io: CliIo): Promise<void> {
           ['id', 'name', 'license_plate', 'vin', 'provider', 'status'],
         ),
       );
+      return;
+    }
+    case 'vehicle transfer': {
+      const vehicleId = required(rest[0], 'vehicle id');
+      const body: Record<string, unknown> = { to_company_id: required(rest[1], 'company id') };
+      if (values.at) body.at = values.at;
+      const vehicle = await call(config, 'POST', `/vehicles/${vehicleId}/transfer`, body);
+      out.print(vehicle, () => `moved vehicle "${vehicle.name ?? vehicle.id}" to company ${vehicle.company_id}`);
       return;
     }
     case 'inbox failed': {

@@ -86,7 +86,7 @@ function serviceHistory(count: number): HistoryReport['service_history'] {
 }
 
 function odometerTimeline(months: string[], flagged: boolean) {
-  let miles = 60_000 - months.reduce((sum, _month, index) => sum + milesOfMonth(index), 0);
+  let miles = 2_000;
   const timeline: Array<OdometerReading & { flagged: boolean }> = months.map((month, index) => {
     miles += milesOfMonth(index);
     return { at: `${month}-28T12:00:00.000Z`, miles, source: index % 5 === 4 ? 'service' : 'samsara', flagged: false };
