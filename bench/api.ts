@@ -3,22 +3,22 @@
  * GET /api/v1/vehicles/{id} (random ids) and GET /api/v1/vehicles?limit=200, 50 connections.
  * Target: by-id ≥ 0.35 × hello-world requests/s with p99 < 10 ms.
  */
-import { generateApiKey } from '../src/security/api-keys.js';
-import { freshDatabase, load, printTable, startService, type LoadResult, type Service } from './support.js';
+import {
+  createBenchCompany,
+  freshDatabase,
+  load,
+  printTable,
+  startService,
+  type LoadResult,
+  type Service,
+} from './support.js';
 
 const vehicleCount = 1000;
 const connections = 50;
 const durationSeconds = 10;
 
 async function seed(pool: import('../src/db/pool.js').Pool): Promise<{ key: string; ids: string[] }> {
-  const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Bench Fleet') RETURNING id`);
-  const companyId = company.rows[0]!.id;
-  const key = generateApiKey();
-  await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [
-    companyId,
-    key.prefix,
-    key.hash,
-  ]);
+  const { companyId, key } = await createBenchCompany(pool, 'Bench Fleet');
   // Realistic read-model rows: a full signal set, two alerts, per-signal times.
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider, provider_vehicle_id,
@@ -41,7 +41,7 @@ async function seed(pool: import('../src/db/pool.js').Pool): Promise<{ key: stri
      RETURNING id`,
     [companyId, vehicleCount],
   );
-  return { key: key.key, ids: rows.map((r) => r.id) };
+  return { key, ids: rows.map((r) => r.id) };
 }
 
 export async function benchApi(): Promise<Record<string, unknown>> {

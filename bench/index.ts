@@ -5,6 +5,7 @@
 import { benchApi } from './api.js';
 import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
+import { benchReports } from './reports.js';
 import { writeResult } from './support.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -14,6 +15,7 @@ const benches: Record<string, (args: string[]) => Promise<Record<string, unknown
   ingest: benchIngest,
   health: benchHealth,
   webhooks: benchWebhooks,
+  reports: benchReports,
 };
 
 const args = process.argv.slice(2);
