@@ -154,6 +154,8 @@ export async function benchReports(): Promise<Record<string, unknown>> {
     });
     results['report lifetime PDF (year of data)'] = await load({
       ...common,
+      // Each PDF takes a few hundred ms of CPU, so 20 queued ones outlast autocannon's 10 s default.
+      timeout: 60,
       requests: [post('/v1/history/report', { vin: yearVin, tier: 'lifetime', format: 'pdf' })],
     });
 
