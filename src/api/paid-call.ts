@@ -94,20 +94,19 @@ export async function answerPaidCall(
       idempotency: scope && claimedAt && answer ? { scope, claimedAt, answer } : null,
     });
 
-  let body: Buffer | null = null;
-  let stream: Readable | null = null;
+  // The content type is set only when the answer is sent: an error meanwhile leaves as the JSON error envelope.
+  let outcome: { answer: StoredAnswer } | { stream: Readable };
   try {
     const work = await call.work();
     if (work.kind === 'json') {
-      reply.code(200).type(jsonType);
-      body = Buffer.from(reply.serialize(ok(work.data)) as string);
-      await bill({ statusCode: 200, contentType: jsonType, body });
+      const body = Buffer.from(reply.serialize(ok(work.data)) as string);
+      outcome = { answer: { statusCode: 200, contentType: jsonType, body } };
+      await bill(outcome.answer);
     } else if (scope) {
-      reply.type(pdfType);
-      body = await collect(work.stream);
-      await bill({ statusCode: 200, contentType: pdfType, body });
+      outcome = { answer: { statusCode: 200, contentType: pdfType, body: await collect(work.stream) } };
+      await bill(outcome.answer);
     } else {
-      stream = work.stream;
+      outcome = { stream: work.stream };
       await bill(null);
     }
   } catch (error) {
@@ -119,15 +118,17 @@ export async function answerPaidCall(
     throw error;
   }
 
-  if (stream) {
-    // Billed before the first byte; a stream that fails is taken back off the bill.
-    stream.once('error', (err) => {
-      deps.log.warn({ err }, 'a billed PDF stream failed; the request is not billed');
-      deleteUsage(deps.pool, companyId, call.product, request.id).catch((e: unknown) =>
-        deps.log.error({ err: e }, 'could not take back the bill of a failed PDF stream'),
-      );
-    });
-    return reply.code(200).type(pdfType).send(stream);
+  if ('answer' in outcome) {
+    const { answer } = outcome;
+    return reply.code(answer.statusCode).type(answer.contentType).send(answer.body);
   }
-  return reply.code(200).send(body);
+  const { stream } = outcome;
+  // Billed before the first byte; a stream that fails is taken back off the bill.
+  stream.once('error', (err) => {
+    deps.log.warn({ err }, 'a billed PDF stream failed; the request is not billed');
+    deleteUsage(deps.pool, companyId, call.product, request.id).catch((e: unknown) =>
+      deps.log.error({ err: e }, 'could not take back the bill of a failed PDF stream'),
+    );
+  });
+  return reply.code(200).type(pdfType).send(stream);
 }
