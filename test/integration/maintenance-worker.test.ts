@@ -37,9 +37,12 @@ afterAll(async () => {
 });
 
 describe('maintenance worker', () => {
-  it('schedules the daily partition job, which creates the months around now', async () => {
+  it('schedules the daily partition job, which creates the months around now, and the hourly monitoring purge', async () => {
     const schedulers = await queues.queue('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => [s.key, s.every])).toEqual([['maintenance.ensure-partitions', 24 * 3600 * 1000]]);
+    expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+      ['maintenance.ensure-partitions', 24 * 3600 * 1000],
+      ['maintenance.purge-monitoring', 3600 * 1000],
+    ]);
     await expect
       .poll(
         async () => {
