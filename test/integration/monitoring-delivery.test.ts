@@ -187,6 +187,20 @@ describe('retries', () => {
     const { rows } = await t.pool.query(`SELECT scheduled_attempts FROM monitoring_deliveries WHERE id = $1`, [d.id]);
     expect(rows[0].scheduled_attempts).toBe(2);
   }, 60_000);
+  it('a retry owed when the subscription is deleted is settled failed (subscription_deleted) and never sent', async () => {
+    receiver.answer('/deleted', { status: 500 });
+    const v = await subscribedVehicle('/deleted');
+    await impact(v.providerVehicleId);
+    await expect.poll(() => requestsTo('/deleted').length, { timeout: 20_000 }).toBe(1);
+    expect((await v1(t, 'DELETE', `/subscriptions/${v.subscriptionId}`, acme.key)).statusCode).toBe(200);
+    await expect.poll(async () => (await deliveries(v.subscriptionId))[0]?.status, { timeout: 20_000 }).toBe('failed');
+    const [delivery] = await deliveries(v.subscriptionId);
+    expect(delivery!.next_attempt_at).toBeNull();
+    expect(delivery!.attempts.at(-1)).toMatchObject({ status_code: null, trigger: 'scheduled' });
+    expect(delivery!.attempts.at(-1)!.error).toMatch(/^subscription_deleted: /);
+    await pause(retryDelaysMs[1]! + 500);
+    expect(requestsTo('/deleted')).toHaveLength(1);
+  }, 60_000);
 });
 
 describe('manual retry and recover', () => {
