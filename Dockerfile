@@ -18,6 +18,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
+COPY assets ./assets
 USER node
 EXPOSE 3000
 CMD ["node", "dist/server/main.js", "api"]

@@ -34,7 +34,10 @@ const empty = Type.Object({}, { additionalProperties: false });
 const uuid = Type.String({ format: 'uuid' });
 
 export const jobCatalog = {
-  /** Creates the monthly `readings` partitions ahead of time; daily. */
+  /**
+   * Creates the monthly `readings` partitions ahead of time and drops those past
+   * READINGS_RETENTION_MONTHS; daily.
+   */
   'maintenance.ensure-partitions': job({
     queue: 'maintenance',
     schema: empty,

@@ -1,8 +1,10 @@
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listReadingPartitions } from '../../src/db/readings.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createRedis } from '../../src/queue/connection.js';
+import { jobCatalog } from '../../src/queue/catalog.js';
 import { Queues } from '../../src/queue/queues.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -11,10 +13,10 @@ let t: TestApp;
 let workers: RunningWorkers;
 let queues: Queues;
 const log = createLogger('silent');
-const workerRedis = () => createRedis(t.config.redisUrl, 'worker', log);
+const workerRedis = () => createRedis(t.config, 'worker', log);
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ READINGS_RETENTION_MONTHS: '12' });
   const connection = workerRedis();
   queues = new Queues(connection, t.config.redisPrefix);
   workers = await startWorkers(
@@ -37,11 +39,11 @@ afterAll(async () => {
 });
 
 describe('maintenance worker', () => {
-  it('schedules the daily partition job, which creates the months around now, and the hourly monitoring purge', async () => {
+  it('schedules the daily partition job, which creates the months around now', async () => {
     const schedulers = await queues.queue('maintenance').getJobSchedulers();
     expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
-      ['maintenance.ensure-partitions', 24 * 3600 * 1000],
-      ['maintenance.purge-monitoring', 3600 * 1000],
+      ['maintenance.ensure-partitions', jobCatalog['maintenance.ensure-partitions'].everyMs],
+      ['maintenance.purge-monitoring', jobCatalog['maintenance.purge-monitoring'].everyMs],
     ]);
     await expect
       .poll(
@@ -52,6 +54,10 @@ describe('maintenance worker', () => {
         { timeout: 15_000 },
       )
       .toBe(true);
+    // Retention of 12 whole months before June 2031: every month before June 2030 is dropped.
+    await expect
+      .poll(async () => (await listReadingPartitions(t.pool)).map((p) => p.month), { timeout: 15_000 })
+      .toEqual(['2031-05-01', '2031-06-01', '2031-07-01', '2031-08-01', '2031-09-01']);
   });
 
   it('rejects a malformed payload without running it', async () => {
