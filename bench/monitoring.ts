@@ -12,7 +12,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Pool } from '../src/db/pool.js';
 import { monitoringKinds } from '../src/monitoring/kinds.js';
 import { requestMonitoringLanes } from '../src/monitoring/lanes.js';
@@ -20,7 +19,8 @@ import { Queues } from '../src/queue/queues.js';
 import { encryptSecret } from '../src/security/secrets.js';
 import { signMonitoringBody } from '../src/webhooks/sign.js';
 import { benchFleet, generateBatches, memoryOf, pushBatch, pushConcurrency, seed } from './ingest.js';
-import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+import { createRedis } from '../src/queue/connection.js';
+import { benchConfig, benchLog, freshDatabase, printTable, startService, type Service } from './support.js';
 
 const apiPort = 3931;
 const workerPort = 3932;
@@ -80,7 +80,7 @@ async function ingestRate(readings: number, monitored: boolean) {
     ADMIN_TOKEN: '',
   };
   const services: Service[] = [];
-  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const redis = createRedis(benchConfig, 'worker', benchLog);
   const healthQueue = new Queue('health', { connection: redis, prefix });
   try {
     services.push(await startService('server/main.js', ['api'], env, apiPort, '/readyz'));
@@ -237,7 +237,7 @@ async function seedBacklog(pool: Pool, count: number): Promise<Array<{ subscript
 async function deliveryRates(events: number) {
   const { url: databaseUrl, pool } = await freshDatabase('monitoring_delivery');
   const prefix = `{benchmd${Date.now()}}`;
-  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const redis = createRedis(benchConfig, 'worker', benchLog);
   const queues = new Queues(redis, prefix);
   const services: Service[] = [];
   try {

@@ -1,4 +1,5 @@
 /** maintenance queue: housekeeping that keeps the database ready for incoming data. */
+import { deleteExpiredIdempotencyKeys } from '../src/db/idempotency.js';
 import { dropReadingPartition, ensureReadingPartitions, listReadingPartitions } from '../src/db/readings.js';
 import { expiredPartitions } from '../src/domain/partitions.js';
 import { purgeExpiredMonitoringHistory } from '../src/monitoring/retention.js';
@@ -23,6 +24,10 @@ export function maintenanceHandlers(deps: WorkerDeps): JobHandlers<'maintenance'
       const result = await purgeExpiredMonitoringHistory(deps.pool, deps.now());
       if (result.purged > 0) deps.log.info(result, 'monitoring events past retention purged');
       return result;
+    },
+    'maintenance.purge-idempotency-keys': async () => {
+      const keysDeleted = await deleteExpiredIdempotencyKeys(deps.pool, deps.now());
+      return { keysDeleted };
     },
   };
 }

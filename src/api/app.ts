@@ -33,6 +33,9 @@ import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
 import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
+import { historyReportRoutes } from './routes/history-report.js';
+import { instantVerifyRoutes } from './routes/instant-verify.js';
+import { usageRoutes } from './routes/usage.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
@@ -167,6 +170,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
       await v1.register(monitoringDeliveryActionRoutes, { pool: deps.pool, queues: deps.queues, log: deps.log, now });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
+      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(usageRoutes, { pool: deps.pool, now });
     },
     { prefix: '/v1' },
   );

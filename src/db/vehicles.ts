@@ -74,6 +74,24 @@ export async function findActiveVehicle(q: Queryable, companyId: string, id: str
 }
 
 /**
+ * The company's active vehicle with this VIN (instant verification); the most recently updated
+ * when the company registered the VIN twice.
+ */
+export async function findActiveVehicleByVin(
+  q: Queryable,
+  companyId: string,
+  vin: string,
+): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>({
+    name: 'find-active-vehicle-by-vin',
+    text: `SELECT ${vehicleColumns} FROM vehicles WHERE company_id = $1 AND vin = $2 AND active
+           ORDER BY updated_at DESC, id DESC LIMIT 1`,
+    values: [companyId, vin],
+  });
+  return result.rows[0] ?? null;
+}
+
+/**
  * Locks the row for the rest of the transaction; writers of one vehicle serialise on it. NO KEY:
  * foreign-key checks of rows that reference the vehicle (runs) are not blocked, so a run update
  * cannot deadlock with a service request holding this lock.

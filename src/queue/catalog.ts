@@ -44,6 +44,13 @@ export const jobCatalog = {
     options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
     everyMs: 24 * 60 * minute,
   }),
+  /** Deletes Idempotency-Key answers past their 24 hours (docs/api.md); hourly. */
+  'maintenance.purge-idempotency-keys': job({
+    queue: 'maintenance',
+    schema: empty,
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
+    everyMs: 60 * minute,
+  }),
   /**
    * Normalizes one inbox row (a push or a pulled page) into readings and latest state.
    * Deduplicated per row while queued or running (src/ingest/inbox-queue.ts), so re-enqueueing a

@@ -43,6 +43,7 @@ describe('maintenance worker', () => {
     const schedulers = await queues.queue('maintenance').getJobSchedulers();
     expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
       ['maintenance.ensure-partitions', jobCatalog['maintenance.ensure-partitions'].everyMs],
+      ['maintenance.purge-idempotency-keys', jobCatalog['maintenance.purge-idempotency-keys'].everyMs],
       ['maintenance.purge-monitoring', jobCatalog['maintenance.purge-monitoring'].everyMs],
     ]);
     await expect
@@ -58,6 +59,28 @@ describe('maintenance worker', () => {
     await expect
       .poll(async () => (await listReadingPartitions(t.pool)).map((p) => p.month), { timeout: 15_000 })
       .toEqual(['2031-05-01', '2031-06-01', '2031-07-01', '2031-08-01', '2031-09-01']);
+  });
+
+  it('schedules the hourly purge of Idempotency-Key answers past their 24 hours', async () => {
+    const company = (await t.admin('POST', '/companies', { name: 'Keys' })).json().data.id;
+    const key = (name: string, expiresAt: string) =>
+      t.pool.query(
+        `INSERT INTO idempotency_keys (company_id, endpoint, key, request_hash, claimed_at, expires_at)
+         VALUES ($1, '/v1/instant/verify', $2, 'h', $3::timestamptz - interval '24 hours', $3)`,
+        [company, name, expiresAt],
+      );
+    await key('expired', '2031-06-09T23:59:59Z');
+    await key('kept', '2031-06-10T00:00:01Z');
+    await queues.queue('maintenance').add('maintenance.purge-idempotency-keys', {});
+    await expect
+      .poll(
+        async () =>
+          (await t.pool.query(`SELECT key FROM idempotency_keys WHERE company_id = $1`, [company])).rows.map(
+            (r) => r.key,
+          ),
+        { timeout: 15_000 },
+      )
+      .toEqual(['kept']);
   });
 
   it('rejects a malformed payload without running it', async () => {
