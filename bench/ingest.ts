@@ -83,7 +83,7 @@ export async function seed(pool: Pool, secret: string): Promise<{ connectionId: 
 }
 
 /** Resident memory of a process in MiB, and its peak so far, from /proc. */
-function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
