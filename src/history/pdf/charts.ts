@@ -36,6 +36,7 @@ const sourceStyles = [
 const flaggedColour = '#c62828';
 
 const chartHeight = 190;
+const maxMonthWidth = 36;
 const legendHeight = 16;
 const plot = { left: 52, right: 8, top: 8, bottom: 20 };
 
@@ -132,10 +133,15 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
       drawYAxis(canvas, y, y.ticks(5), left, right);
       setStyle(canvas, { size: typeSize.small, colour: colour.muted });
       const bottom = box.y + chartHeight - plot.bottom;
+      let previous: { tick: Date; right: number } | undefined;
       for (const tick of x.ticks(6)) {
-        const label = formatTimeTick(tick);
-        const tx = Math.min(Math.max(x(tick) - doc.widthOfString(label) / 2, left), right - doc.widthOfString(label));
+        const label = formatTimeTick(tick, previous?.tick);
+        const width = doc.widthOfString(label);
+        const tx = Math.min(Math.max(x(tick) - width / 2, left), right - width);
+        // A label that would touch the previous one is left out rather than overprinted.
+        if (previous && tx < previous.right + 6) continue;
         doc.text(label, tx, bottom + 5, { lineBreak: false });
+        previous = { tick, right: tx + width };
       }
       for (const source of sources) {
         const readings = sorted.filter((reading) => reading.source === source);
@@ -179,9 +185,12 @@ export function monthlyMileageAlt(monthly: MonthlyMileage): string {
 export function drawMonthlyMileageChart(canvas: Canvas, parent: PDFKit.PDFStructureElement, monthly: MonthlyMileage) {
   ensureSpace(canvas, chartHeight);
   const box = { x: margin.side, y: canvas.y, width: contentWidth, height: chartHeight };
+  // A month never gets more than 36 pt: a few months draw as narrow bars from the left, not slabs.
+  const plotLeft = box.x + plot.left;
+  const plotWidth = Math.min(box.width - plot.left - plot.right, monthly.length * maxMonthWidth);
   const x = scaleBand<string>()
     .domain(monthly.map((month) => month.month))
-    .range([box.x + plot.left, box.x + box.width - plot.right])
+    .range([plotLeft, plotLeft + plotWidth])
     .paddingInner(0.2)
     .paddingOuter(0.1);
   const y = scaleLinear()
