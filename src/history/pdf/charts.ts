@@ -38,6 +38,8 @@ const flaggedColour = '#c62828';
 const chartHeight = 190;
 const maxMonthWidth = 36;
 const legendHeight = 16;
+/** The most a chart takes on the page, legend and gap below included. */
+export const chartSpace = chartHeight + legendHeight + 10;
 const plot = { left: 52, right: 8, top: 8, bottom: 20 };
 
 /** pdfkit (v0.20) places a Figure's layout box from `bbox`; its type declarations do not list it yet. */

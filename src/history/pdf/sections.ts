@@ -4,7 +4,7 @@
  * included section without records says so, rather than printing an empty table.
  */
 import { type HistoryReport, type ReportTier, reportTiers } from '../types.js';
-import { drawMonthlyMileageChart, drawOdometerChart } from './charts.js';
+import { chartSpace, drawMonthlyMileageChart, drawOdometerChart } from './charts.js';
 import {
   formatCount,
   formatDate,
@@ -334,19 +334,22 @@ function drawOwnership(canvas: Canvas, report: HistoryReport): void {
 }
 
 function drawTelematics(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Telematics', withNote);
   const { telematics } = report;
+  const heading = 20;
+  const firstPart =
+    telematics === null ? withNote : heading + (telematics.odometer_timeline.length > 0 ? chartSpace : withNote);
+  const sect = section(canvas, 'Telematics', firstPart);
   if (telematics === null) {
     notIncluded(canvas, sect, report, 'comprehensive');
     sect.end();
     return;
   }
-  ensureSpace(canvas, 230);
+  ensureSpace(canvas, firstPart);
   block(canvas, sect, 'H3', 'Odometer timeline', subheadingStyle, 6);
   if (telematics.odometer_timeline.length === 0) note(canvas, sect, 'No odometer readings in the data range.');
   else drawOdometerChart(canvas, sect, telematics.odometer_timeline);
 
-  ensureSpace(canvas, 230);
+  ensureSpace(canvas, heading + (telematics.monthly_mileage.length > 0 ? chartSpace : withNote));
   block(canvas, sect, 'H3', 'Monthly mileage', subheadingStyle, 6);
   if (telematics.monthly_mileage.length === 0) note(canvas, sect, 'No mileage recorded in the data range.');
   else {
