@@ -109,11 +109,14 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
   ensureSpace(canvas, height);
   const box = { x: margin.side, y: canvas.y, width: contentWidth, height };
   const sorted = byTime(timeline);
-  const times = sorted.map((reading) => reading.time);
-  const miles = sorted.map((reading) => reading.miles);
   const oneDayMs = 86_400_000;
-  const [minTime, maxTime] = [Math.min(...times), Math.max(...times)];
-  const [minMiles, maxMiles] = [Math.min(...miles), Math.max(...miles)];
+  const [minTime, maxTime] = [sorted[0]!.time, sorted[sorted.length - 1]!.time];
+  // Loops, not Math.min(...array): a lifetime of daily readings can exceed the argument limit.
+  let [minMiles, maxMiles] = [Infinity, -Infinity];
+  for (const reading of sorted) {
+    minMiles = Math.min(minMiles, reading.miles);
+    maxMiles = Math.max(maxMiles, reading.miles);
+  }
   // A single reading (or a flat odometer) still gets a readable axis around it.
   const x = scaleUtc()
     .domain(minTime === maxTime ? [minTime - oneDayMs, maxTime + oneDayMs] : [minTime, maxTime])
