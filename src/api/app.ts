@@ -11,7 +11,7 @@ import sensible from '@fastify/sensible';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { rateLimited } from '../errors.js';
@@ -20,6 +20,7 @@ import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
 import { ApiKeyCache } from './api-key-cache.js';
+import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
@@ -30,7 +31,11 @@ import { runRoutes } from './routes/runs.js';
 import { vehicleRoutes } from './routes/vehicles.js';
 import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
+import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
+import { historyReportRoutes } from './routes/history-report.js';
+import { instantVerifyRoutes } from './routes/instant-verify.js';
+import { usageRoutes } from './routes/usage.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
@@ -39,6 +44,8 @@ import { providerConnectionAdminRoutes } from './routes/admin/provider-connectio
 import { healthAdminRoutes } from './routes/admin/health.js';
 import { rosterAdminRoutes } from './routes/admin/roster.js';
 import { inboxAdminRoutes } from './routes/admin/inbox.js';
+import { queueBoardRoutes } from './routes/admin/queue-board.js';
+import { statusAdminRoutes } from './routes/admin/status.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 
@@ -46,7 +53,7 @@ export interface AppDeps {
   config: Config;
   pool: Pool;
   /** Used for the per-key rate limit and readiness; requests fail open if it is down. */
-  redis: Redis;
+  redis: RedisConnection;
   log: Logger;
   metrics: Metrics;
   /** Producers for the jobs the API starts (ingest after a push, refreshes, pull schedules). */
@@ -130,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Both public bases share one authentication (one failed-auth count per address) and one rate
   // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
+  const vehicleCache = new VehicleJsonCache(deps.config.vehicleCacheEntries);
   const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
@@ -150,7 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (api) => {
       await publicApi(api);
       await api.register(runRoutes, { pool: deps.pool });
-      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
+      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now, vehicleCache });
       await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
     },
     { prefix: '/api/v1' },
@@ -160,7 +168,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v1) => {
       await publicApi(v1);
       await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
+      await v1.register(monitoringDeliveryActionRoutes, { pool: deps.pool, queues: deps.queues, log: deps.log, now });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
+      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(usageRoutes, { pool: deps.pool, now });
     },
     { prefix: '/v1' },
   );
@@ -185,7 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       async (admin) => {
         admin.addHook('onRequest', adminAuthentication(adminToken));
         await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
-        await admin.register(vehicleAdminRoutes, { pool: deps.pool });
+        await admin.register(vehicleAdminRoutes, { pool: deps.pool, now });
         await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
         await admin.register(providerConnectionAdminRoutes, {
@@ -198,9 +210,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(rosterAdminRoutes, { pool: deps.pool });
         await admin.register(inboxAdminRoutes, { pool: deps.pool });
+        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
       },
       { prefix: '/admin/v1' },
     );
+    await app.register(queueBoardRoutes, { queues: deps.queues, adminToken });
   }
 
   return app;

@@ -23,8 +23,15 @@ const usage = `fleetctl <command> [options]
                            [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
                            [--provider-vehicle-id id]
   vehicle list <company-id>
+  vehicle transfer <vehicle-id> <company-id> [--at <ISO time>]
+                                            move a vehicle to another company (its history stays
+                                            with the VIN)
   inbox failed [--provider p] [--connection id] [--company id] [--limit n]
                                             parked inbox rows: payloads that failed on their own
+  status [--watch] [--interval <s>] [--count <n>]
+                                            queue depths, ingest lag and delivery backlogs; --watch
+                                            redraws every --interval seconds (default 2), --count
+                                            times (default: until Ctrl-C)
   inbox replay (--since <ISO time> | --parked) [--provider p] [--connection id]
                                             re-normalize stored raw payloads (idempotent); --parked
                                             retries parked rows after a fix
@@ -91,6 +98,28 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
+function positiveNumber(text: string, option: string): number {
+  const value = Number(text);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new CliError(`${option} must be a positive number (got "${text}")`);
+  return value;
+}
+
+function renderStatus(status: any): string {
+  const queues = table(
+    status.queues.map((q: any) => ({ queue: q.name, ...q.counts, paused: q.paused ? 'yes' : '' })),
+    ['queue', 'waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'paused'],
+  );
+  const { ingest, deliveries } = status;
+  return [
+    `pipeline at ${status.generated_at}`,
+    queues,
+    `ingest: lag ${ingest.lag_seconds} s, ${ingest.pending_rows} inbox rows pending, ${ingest.parked_rows} parked`,
+    `deliveries: ${deliveries.core_open} core open, ${deliveries.monitoring_pending} monitoring pending, ` +
+      `${deliveries.monitoring_retrying} retrying`,
+  ].join('\n');
+}
+
 export interface CliIo {
   /** Environment override (tests); the config module reads process.env otherwise. */
   env?: Record<string, string | undefined>;
@@ -128,6 +157,10 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       connection: { type: 'string' },
       company: { type: 'string' },
       limit: { type: 'string' },
+      at: { type: 'string' },
+      watch: { type: 'boolean', default: false },
+      interval: { type: 'string' },
+      count: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -216,6 +249,14 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       );
       return;
     }
+    case 'vehicle transfer': {
+      const vehicleId = required(rest[0], 'vehicle id');
+      const body: Record<string, unknown> = { to_company_id: required(rest[1], 'company id') };
+      if (values.at) body.at = values.at;
+      const vehicle = await call(config, 'POST', `/vehicles/${vehicleId}/transfer`, body);
+      out.print(vehicle, () => `moved vehicle "${vehicle.name ?? vehicle.id}" to company ${vehicle.company_id}`);
+      return;
+    }
     case 'inbox failed': {
       const query = new URLSearchParams({ limit: values.limit ?? '50' });
       if (values.provider) query.set('provider', values.provider);
@@ -263,6 +304,18 @@ async function main(argv: string[], io: CliIo): Promise<void> {
         );
       } finally {
         await pool.end();
+      }
+      return;
+    }
+    case 'status': {
+      const intervalSeconds = positiveNumber(values.interval ?? '2', '--interval');
+      const frames = values.count ? positiveNumber(values.count, '--count') : values.watch ? Infinity : 1;
+      for (let frame = 0; frame < frames; frame++) {
+        if (frame > 0) await new Promise((resolve) => setTimeout(resolve, intervalSeconds * 1000));
+        const status = await call(config, 'GET', '/status');
+        // A terminal redraws in place; a pipe or --json gets one snapshot after another.
+        if (values.watch && io.progress && !values.json) io.stdout('\x1b[H\x1b[2J');
+        out.print(status, () => renderStatus(status));
       }
       return;
     }

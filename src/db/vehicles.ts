@@ -24,12 +24,18 @@ export type NewVehicle = Pick<
   | 'linkBroken'
 >;
 
+/** Inserts a vehicle and opens its first ownership span (the history report's Owner 1). */
 export async function insertVehicle(q: Queryable, companyId: string, v: NewVehicle): Promise<VehicleRecord> {
   const result = await q.query<VehicleRecord>(
-    `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider,
-                           provider_vehicle_id, provider_connection_id, home_location_id, link_broken)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-     RETURNING ${vehicleColumns}`,
+    `WITH vehicle AS (
+       INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider,
+                             provider_vehicle_id, provider_connection_id, home_location_id, link_broken)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       RETURNING *
+     ), ownership AS (
+       INSERT INTO vehicle_ownerships (vehicle_id, company_id, started_at) SELECT id, company_id, created_at FROM vehicle
+     )
+     SELECT ${vehicleColumns} FROM vehicle`,
     [
       companyId,
       v.name,
@@ -68,6 +74,24 @@ export async function findActiveVehicle(q: Queryable, companyId: string, id: str
 }
 
 /**
+ * The company's active vehicle with this VIN (instant verification); the most recently updated
+ * when the company registered the VIN twice.
+ */
+export async function findActiveVehicleByVin(
+  q: Queryable,
+  companyId: string,
+  vin: string,
+): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>({
+    name: 'find-active-vehicle-by-vin',
+    text: `SELECT ${vehicleColumns} FROM vehicles WHERE company_id = $1 AND vin = $2 AND active
+           ORDER BY updated_at DESC, id DESC LIMIT 1`,
+    values: [companyId, vin],
+  });
+  return result.rows[0] ?? null;
+}
+
+/**
  * Locks the row for the rest of the transaction; writers of one vehicle serialise on it. NO KEY:
  * foreign-key checks of rows that reference the vehicle (runs) are not blocked, so a run update
  * cannot deadlock with a service request holding this lock.
@@ -94,6 +118,57 @@ export async function listActiveVehicles(q: Queryable, companyId: string, page: 
            ORDER BY updated_at DESC, id DESC
            LIMIT $3 OFFSET $4`,
     values: [companyId, page.updatedSince, page.limit, page.offset],
+  });
+  return result.rows;
+}
+
+/**
+ * Row versions for the API's cache of presented vehicles (src/api/vehicle-json-cache.ts): `xmin`,
+ * the transaction that wrote the row's visible version, changes with every write to the row
+ * (including the last-seen times that leave `updated_at` alone), so (id, version) names one content.
+ */
+export interface VehicleVersion {
+  id: string;
+  version: string;
+}
+
+export async function findActiveVehicleVersion(q: Queryable, companyId: string, id: string): Promise<string | null> {
+  const result = await q.query<{ version: string }>({
+    name: 'find-active-vehicle-version',
+    text: `SELECT xmin::text AS version FROM vehicles WHERE id = $1 AND company_id = $2 AND active`,
+    values: [id, companyId],
+  });
+  return result.rows[0]?.version ?? null;
+}
+
+/** The page of listActiveVehicles, as ids and versions only. */
+export async function listActiveVehicleVersions(
+  q: Queryable,
+  companyId: string,
+  page: VehiclePage,
+): Promise<VehicleVersion[]> {
+  const result = await q.query<VehicleVersion>({
+    name: 'list-active-vehicle-versions',
+    text: `SELECT id, xmin::text AS version FROM vehicles
+           WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)
+           ORDER BY updated_at DESC, id DESC
+           LIMIT $3 OFFSET $4`,
+    values: [companyId, page.updatedSince, page.limit, page.offset],
+  });
+  return result.rows;
+}
+
+/** The company's active vehicles among `ids`, each with its version, in no particular order. */
+export async function findActiveVehiclesWithVersions(
+  q: Queryable,
+  companyId: string,
+  ids: readonly string[],
+): Promise<Array<VehicleRecord & { version: string }>> {
+  const result = await q.query<VehicleRecord & { version: string }>({
+    name: 'find-active-vehicles-with-versions',
+    text: `SELECT ${vehicleColumns}, xmin::text AS version FROM vehicles
+           WHERE company_id = $1 AND id = ANY($2::uuid[]) AND active`,
+    values: [companyId, ids],
   });
   return result.rows;
 }
