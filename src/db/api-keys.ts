@@ -65,3 +65,12 @@ export async function touchApiKey(q: Queryable, id: string): Promise<void> {
     values: [id],
   });
 }
+
+/** Revokes one of the company's keys (the console); null when the company has no such key. */
+export async function revokeCompanyApiKey(q: Queryable, companyId: string, id: string): Promise<ApiKeyRecord | null> {
+  const result = await q.query<ApiKeyRecord>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND company_id = $2 RETURNING ${apiKeyColumns}`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}
