@@ -235,7 +235,7 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       out.print(generated ? { ...user, password } : user, () =>
         [
           `created console user ${user.email}\nid: ${user.id}`,
-          ...(generated ? [`\n  password: ${password}\n\nShown once: give it to the user now.`] : []),
+          ...(generated ? [`\n\n  password: ${password}\n\nShown once: give it to the user now.`] : []),
         ].join(''),
       );
       return;
