@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const axeSource = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -40,6 +41,36 @@ async function tenant(name: string, email: string, vin: string): Promise<Tenant>
   expect(user.body).not.toContain(password);
   const vehicle = await t.createVehicle(company.id, { name: `${name} Van`, vin });
   return { companyId: company.id, key: company.key, email, vehicleId: vehicle.id };
+}
+
+/** A second vehicle of the tenant with readings through the real ingest path: signals, health, alerts. */
+async function trackedVehicle(owner: Tenant): Promise<void> {
+  const connection = await createConnection(t, owner.companyId, 'generic');
+  await t.createVehicle(owner.companyId, {
+    name: 'Box truck 7',
+    vin: '1FTBW3XM6HKA12345',
+    provider_connection_id: connection.id,
+    provider_vehicle_id: 'truck-7',
+  });
+  const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  const signals = {
+    odometer_km: 84_211,
+    engine_state: 'off',
+    battery_voltage: 11.6,
+    fuel_percent: 41,
+    coolant_temp_c: 22,
+    dtcs: [{ code: 'P0300' }],
+    check_engine_light: true,
+    location: { lat: 41.8781, lon: -87.6298, heading: 90 },
+  };
+  const response = await pushGeneric(t, 'generic', connection.id, connection.generated_secret!, {
+    readings: [
+      { vehicle: 'truck-7', ts: at(10), signals },
+      { vehicle: 'truck-7', ts: at(5), signals },
+    ],
+  });
+  expect(response.statusCode).toBe(202);
+  await settle(t);
 }
 
 async function newPage(): Promise<Page> {
@@ -100,11 +131,12 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: '2000',
     CONSOLE_SIGN_IN_FAILURES_PER_EMAIL: '3',
   });
-  await t.startWorkers(['webhooks']);
+  await t.startWorkers(['webhooks', 'ingest', 'health']);
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   receiver = await startReceiver();
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
   acme = await tenant('Acme Fleet', 'dev@acme.test', '1HGCM82633A004352');
+  await trackedVehicle(acme);
   other = await tenant('Other Co', 'dev@other.test', '1M8GDM9AXKP042788');
 });
 
@@ -164,6 +196,15 @@ describe('developer console', () => {
       firstLoadMs[name] = await loadMs(page);
       await shoot(page, name);
     }
+    await page.goto('/console/vehicles');
+    await page
+      .getByRole('row', { name: /Box truck 7/ })
+      .getByRole('link', { name: 'Box truck 7' })
+      .click();
+    await expectOneHeading(page, 'Box truck 7');
+    expect(await textOf(page.getByRole('row', { name: /^battery_voltage 11/ }))).toContain('11.6');
+    await page.getByRole('heading', { level: 2, name: 'Alerts' }).waitFor();
+    await shoot(page, 'vehicle');
     expect(await page.evaluate(() => (globalThis as any).document.querySelector('link[rel=icon]')?.href)).toMatch(
       /\/console\/assets\/favicon\.svg/,
     );

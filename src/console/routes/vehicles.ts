@@ -26,8 +26,9 @@ export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (ap
     const { id } = request.params;
     const vehicle = isRecordId(id) ? await findActiveVehicle(deps.pool, request.consoleSession.companyId, id) : null;
     if (!vehicle) throw notFound('vehicle');
-    // The same signals the API answers (odometer in both units).
-    const signals = presentVehicle(vehicle).signals as Record<string, unknown>;
+    // The same signals the API answers (odometer in both units), without the per-signal times the
+    // page has no room for (observed_at): the vehicle's last reading time is shown above.
+    const { observed_at: _times, ...signals } = presentVehicle(vehicle).signals as Record<string, unknown>;
     return reply.type('text/html; charset=utf-8').send(vehiclePage(viewer(request), vehicle, signals));
   });
 };
