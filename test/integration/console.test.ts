@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
+import { insertDelivery, v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const axeSource = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -76,6 +77,8 @@ async function trackedVehicle(owner: Tenant): Promise<void> {
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({ baseURL: base });
   contexts.push(context);
+  // Fail within the test's own timeout, naming the locator that was not found.
+  context.setDefaultTimeout(10_000);
   return context.newPage();
 }
 
@@ -366,5 +369,46 @@ describe('developer console', () => {
     // Another email from the same address is still allowed (its own count; the address limit is higher).
     await signIn(page, acme.email);
     await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+  });
+
+  it('shows monitoring subscriptions with their deliveries, filtered by status, and endpoint health', async () => {
+    const subscribed = await v1(t, 'POST', '/runs/subscribe', acme.key, {
+      vehicle_id: acme.vehicleId,
+      webhook_url: `${receiver.url}/monitoring`,
+      events: ['maintenance_due', 'check_engine_light'],
+    });
+    expect(subscribed.statusCode).toBe(201);
+    const subscription = { id: subscribed.json().data.id, companyId: acme.companyId, vehicleId: acme.vehicleId };
+    const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
+    await insertDelivery(t, subscription, {
+      kind: 'maintenance_due',
+      status: 'succeeded',
+      createdAt: minutesAgo(30),
+      attempts: [{ at: minutesAgo(30), statusCode: 200 }],
+    });
+    await insertDelivery(t, subscription, {
+      kind: 'check_engine_light',
+      status: 'failed',
+      createdAt: minutesAgo(20),
+      attempts: [0, 1, 5, 15].map((m) => ({ at: minutesAgo(20 - m), statusCode: 503 })),
+    });
+
+    const page = await newPage();
+    await signIn(page, acme.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Monitoring' }).click();
+    const card = page.getByRole('region', { name: `Acme Fleet Van: ${receiver.url}/monitoring` });
+    await card.waitFor();
+    expect(await textOf(card.getByText('Endpoint health:'))).toMatch(
+      /^Endpoint health: 20 % of the last 5 attempts succeeded/,
+    );
+    await card.getByRole('row', { name: /^maintenance_due succeeded/ }).waitFor();
+    expect(await card.getByRole('button', { name: 'Retry' }).count()).toBe(1);
+
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await card.getByRole('row', { name: /^check_engine_light failed 4 HTTP 503/ }).waitFor();
+    expect(await card.getByRole('row', { name: /^maintenance_due/ }).count()).toBe(0);
+    await expectAccessible(page);
+    await shoot(page, 'monitoring');
   });
 });
