@@ -74,8 +74,8 @@ async function trackedVehicle(owner: Tenant): Promise<void> {
   await settle(t);
 }
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ baseURL: base });
+async function newPage(options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({ baseURL: base, ...options });
   contexts.push(context);
   // Fail within the test's own timeout, naming the locator that was not found.
   context.setDefaultTimeout(10_000);
@@ -250,6 +250,22 @@ describe('developer console', () => {
     await page.getByRole('status').waitFor();
     expect(await page.getByRole('row', { name: /ci pipeline/ }).count()).toBe(0);
     expect((await call()).status).toBe(401);
+  });
+
+  it('without JavaScript, Revoke opens a confirmation page instead of the dialog', async () => {
+    await t.admin('POST', `/companies/${acme.companyId}/api-keys`, { name: 'no-js key' });
+    const page = await newPage({ javaScriptEnabled: false });
+    await signIn(page, acme.email);
+    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    await page.goto('/console/api-keys');
+    await page
+      .getByRole('row', { name: /no-js key/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
+    await expectOneHeading(page, 'Revoke API key');
+    await page.getByRole('main').getByRole('button', { name: 'Revoke' }).click();
+    expect(await textOf(page.getByRole('status'))).toMatch(/^Revoked no-js key \(fk_.{6}…\)\./);
+    expect(await page.getByRole('row', { name: /no-js key/ }).count()).toBe(0);
   });
 
   it('creates a webhook subscription (secret once); Send test reaches the receiver, then the page, without a reload', async () => {
