@@ -74,3 +74,16 @@ export async function revokeCompanyApiKey(q: Queryable, companyId: string, id: s
   );
   return result.rows[0] ?? null;
 }
+
+/** One of the company's keys that is not revoked (the console's revoke confirmation). */
+export async function findActiveCompanyApiKey(
+  q: Queryable,
+  companyId: string,
+  id: string,
+): Promise<ApiKeyRecord | null> {
+  const result = await q.query<ApiKeyRecord>(
+    `SELECT ${apiKeyColumns} FROM api_keys WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}

@@ -4,7 +4,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
 import { broadcastRevocation, type ApiKeyCache } from '../../api/api-key-cache.js';
 import { isRecordId } from '../../api/schemas/common.js';
-import { insertApiKey, listApiKeys, revokeCompanyApiKey, type ApiKeyRecord } from '../../db/api-keys.js';
+import {
+  findActiveCompanyApiKey,
+  insertApiKey,
+  listApiKeys,
+  revokeCompanyApiKey,
+  type ApiKeyRecord,
+} from '../../db/api-keys.js';
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
 import { generateApiKey } from '../../security/api-keys.js';
@@ -20,9 +26,7 @@ export const apiKeyPages: FastifyPluginAsyncTypebox<{ pool: Pool; redis: Redis; 
   deps,
 ) => {
   async function requireKey(companyId: string, id: string): Promise<ApiKeyRecord> {
-    const key = isRecordId(id)
-      ? (await listApiKeys(deps.pool, companyId)).find((k) => k.id === id && k.revokedAt === null)
-      : undefined;
+    const key = isRecordId(id) ? await findActiveCompanyApiKey(deps.pool, companyId, id) : null;
     if (!key) throw notFound('API key');
     return key;
   }
