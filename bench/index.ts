@@ -5,15 +5,17 @@
 import { benchApi } from './api.js';
 import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
+import { benchMonitoring } from './monitoring.js';
 import { writeResult } from './support.js';
 import { benchWebhooks } from './webhooks.js';
 
-/** Each bench gets the command-line options (e.g. `--readings 200000` for ingest, `--events 20000` for webhooks). */
+/** Each bench gets the command-line options (e.g. `--readings 200000` for ingest and monitoring, `--events 20000` for webhooks and monitoring). */
 const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   api: benchApi,
   ingest: benchIngest,
   health: benchHealth,
   webhooks: benchWebhooks,
+  monitoring: benchMonitoring,
 };
 
 const args = process.argv.slice(2);

@@ -1,6 +1,6 @@
 /** Shared bench plumbing: a fresh database, child service processes, autocannon runs, reporting. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -88,16 +88,43 @@ export interface LoadResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Of the process serving the load (when given): CPU share of one core over the run, and RSS at its end. */
+  serverCpuPercent?: number;
+  serverRssMb?: number;
 }
 
-export async function load(options: autocannon.Options): Promise<LoadResult> {
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const ticksPerSecond = 100;
+
+/** CPU seconds used so far and resident memory of a process, from /proc (Linux). */
+export function processUsage(pid: number): { cpuSeconds: number; rssMb: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at state; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return { cpuSeconds, rssMb: Math.round(rssKb / 1024) };
+}
+
+export async function load(options: autocannon.Options, server?: Service): Promise<LoadResult> {
+  const pid = server?.process.pid;
+  const before = pid ? processUsage(pid) : null;
+  const started = process.hrtime.bigint();
   const result = await autocannon(options);
+  const elapsedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const after = pid ? processUsage(pid) : null;
   return {
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    ...(before && after
+      ? {
+          serverCpuPercent: Math.round(((after.cpuSeconds - before.cpuSeconds) / elapsedSeconds) * 100),
+          serverRssMb: after.rssMb,
+        }
+      : {}),
   };
 }
 

@@ -2,13 +2,19 @@
  * The receiver both webhook bench paths send to, in its own process: verifies every
  * Service-Signature over the raw body, answers 204, and keeps counts and event-to-delivery
  * latencies (receipt time minus the envelope's timestamp) and connections opened. `GET /stats` reads them,
- * `POST /reset` starts a new phase. Usage: node webhook-receiver.js <port> <signing secret>.
+ * `POST /reset` starts a new phase. Usage: node webhook-receiver.js <port> <signing secret> [core|monitoring].
  */
-import { createServer } from 'node:http';
-import { verifyServiceSignature } from '../src/webhooks/verify.js';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { verifyMonitoringSignature, verifyServiceSignature } from '../src/webhooks/verify.js';
 
 const port = Number(process.argv[2] ?? 3921);
 const secret = process.argv[3] ?? '';
+/** `core` (Service-Signature, the default) or `monitoring` (X-Service-Signature). */
+const scheme = process.argv[4] ?? 'core';
+const verified = (headers: IncomingHttpHeaders, body: Buffer) =>
+  scheme === 'monitoring'
+    ? verifyMonitoringSignature(headers['x-service-signature'] as string | undefined, body, secret).ok
+    : verifyServiceSignature(headers['service-signature'] as string | undefined, body, secret).ok;
 
 let received = 0;
 let invalid = 0;
@@ -53,7 +59,7 @@ const server = createServer((request, response) => {
     const receivedAt = Date.now();
     const body = Buffer.concat(chunks);
     received++;
-    if (!verifyServiceSignature(request.headers['service-signature'] as string | undefined, body, secret).ok) {
+    if (!verified(request.headers, body)) {
       invalid++;
     } else {
       const envelope = JSON.parse(body.toString('utf8')) as { event_id: string; timestamp: string };

@@ -14,7 +14,8 @@
  * trips of urban, arterial and highway segments with traffic stops, delivery stops with the
  * engine off, idling episodes (some over 10 minutes), refuels when low, charging/resting battery
  * voltages, coolant warm-up, tire pressures near the placard (warming while driving), engine
- * hours, oil life, DTCs that appear and clear, and harsh events. Values follow
+ * hours, oil life, brake lining, DTCs that appear and clear (engine, ABS, airbag, transmission),
+ * harsh events, and collisions (the hardest deploy the airbags). Values follow
  * research/health-rules.md: parked 12.3–12.7 V, running 13.6–14.4 V, coolant 85–95 °C, harsh
  * events 0.35–0.6 g, impacts 2–3 g.
  *
@@ -55,7 +56,7 @@ export interface SimulatedVehicle {
   year: number;
 }
 
-export type SimulatedEventType = 'hard_brake' | 'hard_accel' | 'impact';
+export type SimulatedEventType = 'hard_brake' | 'hard_accel' | 'impact' | 'airbag_deployment';
 
 /** The generic-format `signals` of one reading. OBD values (coolant, tires, DTCs) are sent only while the engine runs. */
 export interface SimulatedSignals {
@@ -69,6 +70,7 @@ export interface SimulatedSignals {
   oil_life_percent: number;
   coolant_temp_c?: number;
   tire_pressure_kpa?: TirePressureKpa;
+  brake_lining_percent?: number;
   dtcs?: Array<{ code: string; mil: boolean }>;
   check_engine_light?: boolean;
   events?: Array<{ type: SimulatedEventType; g: number }>;
@@ -284,7 +286,19 @@ const dtcPool: ReadonlyArray<{ code: string; mil: boolean }> = [
   { code: 'P0507', mil: false }, // idle rpm higher than expected
   { code: 'C0035', mil: false }, // left front wheel speed sensor
   { code: 'U0100', mil: false }, // lost communication with ECM
+  { code: 'B0001', mil: false }, // driver frontal stage 1 deployment control (airbag warning)
+  { code: 'P0700', mil: true }, // transmission control system malfunction
 ];
+
+/**
+ * Brake lining wears 1 % per 100 km and the pads are replaced at 10 % (back to 100 %): a short
+ * life, about 9,000 km, so the demo's brake-wear alerts come now and then. Derived from the
+ * odometer, so it costs no random draw.
+ */
+const brakeKmPerPercent = 100;
+function brakeLiningPercent(odometerKm: number): number {
+  return round(100 - ((odometerKm / brakeKmPerPercent) % 90), 1);
+}
 
 // ---------------------------------------------------------------------------------------------
 // VINs: WMI + VDS + check digit (ISO 3779 / 49 CFR 565) + model year + plant + serial
@@ -677,7 +691,10 @@ class VehicleSim {
     v1 = clamp(v1, 5, 125);
     if (v1 > 20 && rng.chance((0.004 * dt) / HOUR)) {
       // A collision: the vehicle stops and stays parked for a while.
-      this.events.push({ type: 'impact', g: round(rng.between(2, 3), 2) });
+      const g = round(rng.between(2, 3), 2);
+      this.events.push({ type: 'impact', g });
+      // A major collision (2.5 g or more) deploys the airbags.
+      if (g >= 2.5) this.events.push({ type: 'airbag_deployment', g });
       this.afterTrip = 'impact';
       this.phaseLeft = 0;
     }
@@ -756,6 +773,7 @@ class VehicleSim {
         round(kpa * (1 + 0.07 * this.tireWarmth) + rng.noise(0.5), 1),
       ) as [number, number, number, number];
       signals.tire_pressure_kpa = { front_left: fl, front_right: fr, rear_left: rl, rear_right: rr };
+      signals.brake_lining_percent = brakeLiningPercent(this.odometerKm);
       signals.dtcs = this.dtcs.map(({ code, mil }) => ({ code, mil }));
       signals.check_engine_light = this.dtcs.some((d) => d.mil);
     }

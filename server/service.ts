@@ -15,6 +15,7 @@ import { prepareDatabase, readMigrations } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 import type { Logger } from '../src/log.js';
 import { createMetrics } from '../src/metrics.js';
+import { installPipelineGauges, loadPipelineStatus } from '../src/queue/status.js';
 import { queueNames, type QueueName } from '../src/queue/catalog.js';
 import { createRedis } from '../src/queue/connection.js';
 import { Queues } from '../src/queue/queues.js';
@@ -32,7 +33,7 @@ export async function startService(
   await prepareDatabase(config.databaseUrl, log);
   const closers: Closer[] = [];
   const pool = createPool(config.databaseUrl, config.databasePoolSize, log, config);
-  const redis = createRedis(config.redisUrl, 'client', log);
+  const redis = createRedis(config, 'client', log);
   closers.push(
     () => pool.end(),
     () => redis.quit(),
@@ -46,7 +47,7 @@ export async function startService(
     const unknown = names.filter((name) => !queueNames.includes(name as QueueName));
     if (unknown.length > 0)
       throw new ConfigError('worker', `queues must be among ${queueNames.join(', ')} (got ${unknown.join(', ')})`);
-    const workerRedis = createRedis(config.redisUrl, 'worker', log);
+    const workerRedis = createRedis(config, 'worker', log);
     const queues = new Queues(workerRedis, config.redisPrefix);
     const workers = await startWorkers(
       { config, pool, log, metrics, queues, now: () => new Date() },
@@ -63,7 +64,7 @@ export async function startService(
   }
 
   if (mode === 'api' || mode === 'start') {
-    const producerRedis = createRedis(config.redisUrl, 'producer', log);
+    const producerRedis = createRedis(config, 'producer', log);
     const apiQueues = new Queues(producerRedis, config.redisPrefix);
     closers.unshift(
       () => apiQueues.close(),
@@ -79,6 +80,7 @@ export async function startService(
       migrationIds,
       ...(readiness ? { readiness } : {}),
     });
+    installPipelineGauges(metrics, () => loadPipelineStatus(apiQueues, pool));
     await app.listen({ port: config.port, host: config.host });
     closers.unshift(() => app.close());
   } else {

@@ -179,6 +179,18 @@ const settings = {
     ['redis:', 'rediss:'],
     'Redis for queues and rate limits (run it with AOF and `maxmemory-policy noeviction`).',
   ),
+  redisCluster: {
+    name: 'REDIS_CLUSTER',
+    default: 'false',
+    description:
+      '`true` when REDIS_URL names one node of a Redis Cluster: the others are discovered from it, and queue keys share the hash tag of REDIS_PREFIX.',
+    read: (env: Env): boolean => {
+      const raw = read(env, 'REDIS_CLUSTER') ?? 'false';
+      if (raw !== 'true' && raw !== 'false')
+        throw new ConfigError('REDIS_CLUSTER', `must be true or false (got "${raw}")`);
+      return raw === 'true';
+    },
+  },
   redisPrefix: {
     name: 'REDIS_PREFIX',
     default: '{fleet}',
@@ -257,6 +269,13 @@ const settings = {
     1,
     10_000_000,
     'Requests per minute per API key; over it the API answers 429 with Retry-After.',
+  ),
+  vehicleCacheEntries: integer(
+    'VEHICLE_CACHE_ENTRIES',
+    20_000,
+    0,
+    10_000_000,
+    'Vehicles whose presented JSON each API process keeps (about 2 KB each), so reads of unchanged vehicles skip decoding and serializing them; 0 turns the cache off.',
   ),
   bodyLimitBytes: integer(
     'BODY_LIMIT_BYTES',

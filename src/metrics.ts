@@ -17,6 +17,8 @@ export interface Metrics {
   pulls: Counter<'provider' | 'outcome'>;
   webhookDeliveries: Counter<'kind' | 'outcome'>;
   webhookAttemptDuration: Histogram<'kind'>;
+  monitoringEventsDetected: Counter<'kind'>;
+  monitoringAttempts: Counter<'trigger' | 'outcome'>;
   schedulersRestored: Counter<'job'>;
 }
 
@@ -92,6 +94,18 @@ export function createMetrics(process: string): Metrics {
       help: 'Duration of one webhook delivery attempt.',
       labelNames: ['kind'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    monitoringEventsDetected: new Counter({
+      name: 'monitoring_events_detected_total',
+      help: 'Monitoring events detected and stored for delivery, by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    monitoringAttempts: new Counter({
+      name: 'monitoring_attempts_total',
+      help: 'Monitoring delivery attempts by trigger (scheduled, manual, recover, worker_lost) and outcome (succeeded, failed).',
+      labelNames: ['trigger', 'outcome'],
       registers: [registry],
     }),
     schedulersRestored: new Counter({

@@ -2,22 +2,40 @@
 import { withTransaction } from '../src/db/pool.js';
 import { evaluateVehicles, sweepHealth } from '../src/health/evaluate-vehicles.js';
 import { requestHealthConsumer } from '../src/health/enqueue.js';
+import type { EvaluationSummary } from '../src/health/evaluate-vehicles.js';
+import { requestMonitoringLanes } from '../src/monitoring/lanes.js';
+import { enqueueAfterCommit } from '../src/queue/after-commit.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 export function healthHandlers(deps: WorkerDeps): JobHandlers<'health'> {
+  /** After an evaluation committed: count the monitoring events and ask for their lanes (the due sweep catches a lost ask). */
+  const afterMonitoring = async (summary: Pick<EvaluationSummary, 'monitoringLanes' | 'monitoringKinds'>) => {
+    for (const kind of summary.monitoringKinds) deps.metrics.monitoringEventsDetected.inc({ kind });
+    if (summary.monitoringLanes.length === 0) return;
+    await enqueueAfterCommit(deps.log, 'webhooks.monitoring-recover', () =>
+      requestMonitoringLanes(deps.queues, summary.monitoringLanes),
+    );
+  };
   return {
     'health.evaluate': async ({ vehicleId, cascade }) => {
       const summary = await withTransaction(deps.pool, (tx) =>
         evaluateVehicles(tx, [vehicleId], deps.now(), { skipLocked: false, cascade }),
       );
       if (summary.events > 0) await requestHealthConsumer(deps.queues);
-      return { vehicleId, changed: summary.changed.length > 0, events: summary.events };
+      await afterMonitoring(summary);
+      return {
+        vehicleId,
+        changed: summary.changed.length > 0,
+        events: summary.events,
+        monitoringEvents: summary.monitoringKinds.length,
+      };
     },
     'health.sweep': async (_payload, job) => {
       let evaluated = 0;
       return sweepHealth(deps.pool, deps.now, async (page) => {
         if (page.events > 0) await requestHealthConsumer(deps.queues);
+        await afterMonitoring(page);
         evaluated += page.evaluated;
         await job.updateProgress({ evaluated });
       });

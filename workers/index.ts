@@ -4,7 +4,7 @@
  * maintenance`), and keeps the repeating jobs of the queues it runs in Redis.
  */
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../src/queue/connection.js';
 import type { QueueName } from '../src/queue/catalog.js';
 import { processorFor, type JobHandlers } from '../src/queue/handlers.js';
 import { keepSchedules, type ScheduleKeeper } from '../src/queue/schedules.js';
@@ -55,7 +55,7 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-function startWorker<Q extends QueueName>(name: Q, deps: WorkerDeps, connection: Redis): Worker {
+function startWorker<Q extends QueueName>(name: Q, deps: WorkerDeps, connection: RedisConnection): Worker {
   const definition = workerDefinitions[name] as WorkerDefinition<Q>;
   const worker = new Worker(name, processorFor(name, definition.handlers(deps), deps.metrics), {
     connection,
@@ -78,7 +78,7 @@ function startWorker<Q extends QueueName>(name: Q, deps: WorkerDeps, connection:
 export async function startWorkers(
   deps: WorkerDeps,
   names: readonly QueueName[],
-  connection: Redis,
+  connection: RedisConnection,
 ): Promise<RunningWorkers> {
   const workers = names.map((name) => startWorker(name, deps, connection));
   const schedules = keepSchedules(deps.queues, names, deps);

@@ -1,6 +1,8 @@
-/** webhooks queue: the outbox relay, core delivery lanes (one attempt each), and recovery. */
+/** webhooks queue: the outbox relay, core delivery lanes (one attempt each), recovery, and the monitoring lanes and due sweep. */
 import { withTransaction } from '../src/db/pool.js';
 import { relayWebhookEvents } from '../src/db/webhooks.js';
+import { monitoringDeliverer } from '../src/monitoring/deliver.js';
+import { sweepMonitoringDeliveries } from '../src/monitoring/due-sweep.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import { coreDeliverer } from '../src/webhooks/deliver-core.js';
 import { requestLanes } from '../src/webhooks/queue.js';
@@ -18,6 +20,16 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
     secretsKey: deps.config.secretsKey,
     timeoutMs: deps.config.webhookTimeoutMs,
     allowNets: deps.config.webhookAllowNets,
+    now: deps.now,
+  });
+  const deliverMonitoringLane = monitoringDeliverer({
+    pool: deps.pool,
+    queues: deps.queues,
+    log: deps.log,
+    secretsKey: deps.config.secretsKey,
+    timeoutMs: deps.config.webhookTimeoutMs,
+    allowNets: deps.config.webhookAllowNets,
+    retryDelaysMs: deps.config.monitoringRetryDelaysMs,
     now: deps.now,
   });
   return {
@@ -58,6 +70,29 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
       });
       deps.metrics.webhookDeliveries.inc({ kind: 'core', outcome: 'worker_lost' }, recovered.workerLost);
       return recovered;
+    },
+    'webhooks.monitoring-lane': async (lane) => {
+      const outcomes = await deliverMonitoringLane(lane);
+      for (const outcome of outcomes) {
+        const result = outcome.succeeded ? 'succeeded' : 'failed';
+        deps.metrics.webhookDeliveries.inc({ kind: 'monitoring', outcome: result });
+        deps.metrics.monitoringAttempts.inc({ trigger: outcome.trigger, outcome: result });
+        deps.metrics.webhookAttemptDuration.observe({ kind: 'monitoring' }, outcome.durationMs / 1000);
+      }
+      return { sent: outcomes.length, succeeded: outcomes.filter((o) => o.succeeded).length };
+    },
+    'webhooks.monitoring-recover': async () => {
+      const swept = await sweepMonitoringDeliveries({
+        pool: deps.pool,
+        queues: deps.queues,
+        timeoutMs: deps.config.webhookTimeoutMs,
+        retryDelaysMs: deps.config.monitoringRetryDelaysMs,
+        now: deps.now,
+        log: deps.log,
+      });
+      deps.metrics.webhookDeliveries.inc({ kind: 'monitoring', outcome: 'worker_lost' }, swept.workerLost);
+      deps.metrics.monitoringAttempts.inc({ trigger: 'worker_lost', outcome: 'failed' }, swept.workerLost);
+      return swept;
     },
   };
 }

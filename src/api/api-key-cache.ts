@@ -7,7 +7,7 @@
  * to that channel; when the subscription drops, the cache is emptied and every request goes to
  * Postgres until it is back. Entries also expire after `ttlMs`, bounding any gap.
  */
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/connection.js';
 import type { Logger } from '../log.js';
 
 export interface CachedPrincipal {
@@ -26,7 +26,7 @@ export class ApiKeyCache {
   private evictions = 0;
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisConnection,
     readonly channel: string,
     private readonly log: Logger,
     private readonly ttlMs = 30_000,
@@ -90,6 +90,6 @@ export class ApiKeyCache {
 }
 
 /** Tells every API process that a key is revoked; the caller has already committed the revocation. */
-export async function broadcastRevocation(publisher: Redis, channel: string, keyId: string): Promise<void> {
+export async function broadcastRevocation(publisher: RedisConnection, channel: string, keyId: string): Promise<void> {
   await publisher.publish(channel, keyId);
 }

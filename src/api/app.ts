@@ -11,7 +11,7 @@ import sensible from '@fastify/sensible';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { rateLimited } from '../errors.js';
@@ -20,6 +20,7 @@ import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
 import { ApiKeyCache } from './api-key-cache.js';
+import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
@@ -30,6 +31,7 @@ import { runRoutes } from './routes/runs.js';
 import { vehicleRoutes } from './routes/vehicles.js';
 import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
+import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
@@ -40,6 +42,8 @@ import { healthAdminRoutes } from './routes/admin/health.js';
 import { rosterAdminRoutes } from './routes/admin/roster.js';
 import { inboxAdminRoutes } from './routes/admin/inbox.js';
 import { userAdminRoutes } from './routes/admin/users.js';
+import { queueBoardRoutes } from './routes/admin/queue-board.js';
+import { statusAdminRoutes } from './routes/admin/status.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
 import { consolePlugin } from '../console/plugin.js';
@@ -48,7 +52,7 @@ export interface AppDeps {
   config: Config;
   pool: Pool;
   /** Used for the per-key rate limit and readiness; requests fail open if it is down. */
-  redis: Redis;
+  redis: RedisConnection;
   log: Logger;
   metrics: Metrics;
   /** Producers for the jobs the API starts (ingest after a push, refreshes, pull schedules). */
@@ -132,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Both public bases share one authentication (one failed-auth count per address) and one rate
   // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
+  const vehicleCache = new VehicleJsonCache(deps.config.vehicleCacheEntries);
   const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
@@ -152,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (api) => {
       await publicApi(api);
       await api.register(runRoutes, { pool: deps.pool });
-      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now });
+      await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now, vehicleCache });
       await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
     },
     { prefix: '/api/v1' },
@@ -162,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v1) => {
       await publicApi(v1);
       await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
+      await v1.register(monitoringDeliveryActionRoutes, { pool: deps.pool, queues: deps.queues, log: deps.log, now });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
     },
     { prefix: '/v1' },
@@ -212,9 +218,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await admin.register(rosterAdminRoutes, { pool: deps.pool });
         await admin.register(inboxAdminRoutes, { pool: deps.pool });
         await admin.register(userAdminRoutes, { pool: deps.pool });
+        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
       },
       { prefix: '/admin/v1' },
     );
+    await app.register(queueBoardRoutes, { queues: deps.queues, adminToken });
   }
 
   return app;

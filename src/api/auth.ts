@@ -81,14 +81,31 @@ export function apiKeyAuthentication(pool: Pool, cache: ApiKeyCache, log: Logger
   };
 }
 
-export function adminAuthentication(adminToken: string): onRequestAsyncHookHandler {
+/** The password of `Authorization: Basic`, which is how a browser sends the operator token. */
+function basicPassword(request: FastifyRequest): string | null {
+  const match = /^Basic[ ]+([A-Za-z0-9+/=]{1,1024})[ ]*$/i.exec(request.headers.authorization ?? '');
+  if (!match) return null;
+  const credentials = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = credentials.indexOf(':');
+  return colon >= 0 ? credentials.slice(colon + 1) : null;
+}
+
+/**
+ * The operator token as a bearer token, or with `browser` (the queue board) also as the password
+ * of HTTP Basic, any user name, so that a browser can prompt for it.
+ */
+export function adminAuthentication(adminToken: string, { browser = false } = {}): onRequestAsyncHookHandler {
   const expected = createHash('sha256').update(adminToken).digest();
   return async function authenticateOperator(request, reply) {
-    const token = bearerToken(request);
+    const token = bearerToken(request) ?? (browser ? basicPassword(request) : null);
     const given = createHash('sha256')
       .update(token ?? '')
       .digest();
     // Comparing fixed-length digests keeps the comparison constant-time whatever the input length.
-    if (!token || !timingSafeEqual(given, expected)) throw unauthorized(reply, 'missing or invalid operator token');
+    if (!token || !timingSafeEqual(given, expected)) {
+      const error = unauthorized(reply, 'missing or invalid operator token');
+      if (browser) reply.header('www-authenticate', 'Basic realm="fleet operator", charset="UTF-8"');
+      throw error;
+    }
   };
 }

@@ -50,6 +50,12 @@ export function toAppError(error: FastifyError | AppError): AppError {
   return new AppError('INTERNAL_ERROR');
 }
 
+/** The status and envelope of any error; for plugins that answer errors themselves (the queue board). */
+export function errorAnswer(error: FastifyError | AppError): { status: number; body: ErrorEnvelope } {
+  const appError = toAppError(error);
+  return { status: appError.status, body: errorEnvelope(appError.code, appError.message, appError.details) };
+}
+
 export function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');

@@ -30,6 +30,10 @@ const usage = `fleetctl <command> [options]
   user disable <user-id>                    the user cannot sign in; their sessions end
   inbox failed [--provider p] [--connection id] [--company id] [--limit n]
                                             parked inbox rows: payloads that failed on their own
+  status [--watch] [--interval <s>] [--count <n>]
+                                            queue depths, ingest lag and delivery backlogs; --watch
+                                            redraws every --interval seconds (default 2), --count
+                                            times (default: until Ctrl-C)
   inbox replay (--since <ISO time> | --parked) [--provider p] [--connection id]
                                             re-normalize stored raw payloads (idempotent); --parked
                                             retries parked rows after a fix
@@ -96,6 +100,28 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
+function positiveNumber(text: string, option: string): number {
+  const value = Number(text);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new CliError(`${option} must be a positive number (got "${text}")`);
+  return value;
+}
+
+function renderStatus(status: any): string {
+  const queues = table(
+    status.queues.map((q: any) => ({ queue: q.name, ...q.counts, paused: q.paused ? 'yes' : '' })),
+    ['queue', 'waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'paused'],
+  );
+  const { ingest, deliveries } = status;
+  return [
+    `pipeline at ${status.generated_at}`,
+    queues,
+    `ingest: lag ${ingest.lag_seconds} s, ${ingest.pending_rows} inbox rows pending, ${ingest.parked_rows} parked`,
+    `deliveries: ${deliveries.core_open} core open, ${deliveries.monitoring_pending} monitoring pending, ` +
+      `${deliveries.monitoring_retrying} retrying`,
+  ].join('\n');
+}
+
 export interface CliIo {
   /** Environment override (tests); the config module reads process.env otherwise. */
   env?: Record<string, string | undefined>;
@@ -135,6 +161,9 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       limit: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      watch: { type: 'boolean', default: false },
+      interval: { type: 'string' },
+      count: { type: 'string' },
     },
   });
   const [group, action, ...rest] = positionals;
@@ -292,6 +321,18 @@ async function main(argv: string[], io: CliIo): Promise<void> {
         );
       } finally {
         await pool.end();
+      }
+      return;
+    }
+    case 'status': {
+      const intervalSeconds = positiveNumber(values.interval ?? '2', '--interval');
+      const frames = values.count ? positiveNumber(values.count, '--count') : values.watch ? Infinity : 1;
+      for (let frame = 0; frame < frames; frame++) {
+        if (frame > 0) await new Promise((resolve) => setTimeout(resolve, intervalSeconds * 1000));
+        const status = await call(config, 'GET', '/status');
+        // A terminal redraws in place; a pipe or --json gets one snapshot after another.
+        if (values.watch && io.progress && !values.json) io.stdout('\x1b[H\x1b[2J');
+        out.print(status, () => renderStatus(status));
       }
       return;
     }

@@ -81,3 +81,23 @@ export async function loadGeofences(
   );
   return result.rows;
 }
+
+/** The live geofences of each of these companies, oldest first (the detection stage's read). */
+export async function loadCompanyGeofences(
+  q: Queryable,
+  companyIds: readonly string[],
+): Promise<Map<string, GeofenceRecord[]>> {
+  const result = await q.query<GeofenceRecord & { companyId: string }>({
+    name: 'load-company-geofences',
+    text: `SELECT company_id AS "companyId", ${columns} FROM geofences
+           WHERE company_id = ANY ($1::uuid[]) AND deleted_at IS NULL ORDER BY created_at, id`,
+    values: [companyIds],
+  });
+  const byCompany = new Map<string, GeofenceRecord[]>();
+  for (const { companyId, ...fence } of result.rows) {
+    const list = byCompany.get(companyId) ?? [];
+    list.push(fence);
+    byCompany.set(companyId, list);
+  }
+  return byCompany;
+}

@@ -165,13 +165,15 @@ export async function applyVehicleState(
   });
 }
 
-export async function insertVehicleEvents(q: Queryable, events: readonly EventRow[]): Promise<void> {
-  if (events.length === 0) return;
-  await q.query({
+/** Stores provider events (a repeat adds nothing); answers the vehicles that got an event not stored before. */
+export async function insertVehicleEvents(q: Queryable, events: readonly EventRow[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const result = await q.query<{ vehicleId: string }>({
     name: 'insert-vehicle-events',
     text: `INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
            SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
-           ON CONFLICT DO NOTHING`,
+           ON CONFLICT DO NOTHING
+           RETURNING vehicle_id AS "vehicleId"`,
     values: [
       events.map((e) => e.vehicleId),
       events.map((e) => e.kind),
@@ -180,6 +182,7 @@ export async function insertVehicleEvents(q: Queryable, events: readonly EventRo
       events.map((e) => e.source),
     ],
   });
+  return [...new Set(result.rows.map((row) => row.vehicleId))];
 }
 
 export async function recordUnmappedSamples(

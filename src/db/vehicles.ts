@@ -98,6 +98,57 @@ export async function listActiveVehicles(q: Queryable, companyId: string, page: 
   return result.rows;
 }
 
+/**
+ * Row versions for the API's cache of presented vehicles (src/api/vehicle-json-cache.ts): `xmin`,
+ * the transaction that wrote the row's visible version, changes with every write to the row
+ * (including the last-seen times that leave `updated_at` alone), so (id, version) names one content.
+ */
+export interface VehicleVersion {
+  id: string;
+  version: string;
+}
+
+export async function findActiveVehicleVersion(q: Queryable, companyId: string, id: string): Promise<string | null> {
+  const result = await q.query<{ version: string }>({
+    name: 'find-active-vehicle-version',
+    text: `SELECT xmin::text AS version FROM vehicles WHERE id = $1 AND company_id = $2 AND active`,
+    values: [id, companyId],
+  });
+  return result.rows[0]?.version ?? null;
+}
+
+/** The page of listActiveVehicles, as ids and versions only. */
+export async function listActiveVehicleVersions(
+  q: Queryable,
+  companyId: string,
+  page: VehiclePage,
+): Promise<VehicleVersion[]> {
+  const result = await q.query<VehicleVersion>({
+    name: 'list-active-vehicle-versions',
+    text: `SELECT id, xmin::text AS version FROM vehicles
+           WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)
+           ORDER BY updated_at DESC, id DESC
+           LIMIT $3 OFFSET $4`,
+    values: [companyId, page.updatedSince, page.limit, page.offset],
+  });
+  return result.rows;
+}
+
+/** The company's active vehicles among `ids`, each with its version, in no particular order. */
+export async function findActiveVehiclesWithVersions(
+  q: Queryable,
+  companyId: string,
+  ids: readonly string[],
+): Promise<Array<VehicleRecord & { version: string }>> {
+  const result = await q.query<VehicleRecord & { version: string }>({
+    name: 'find-active-vehicles-with-versions',
+    text: `SELECT ${vehicleColumns}, xmin::text AS version FROM vehicles
+           WHERE company_id = $1 AND id = ANY($2::uuid[]) AND active`,
+    values: [companyId, ids],
+  });
+  return result.rows;
+}
+
 export async function countActiveVehicles(q: Queryable, companyId: string, updatedSince: Date | null): Promise<number> {
   const result = await q.query<{ total: number }>({
     name: 'count-active-vehicles',

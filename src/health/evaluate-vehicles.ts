@@ -19,6 +19,17 @@ import {
   type HealthWrite,
 } from '../db/health.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import {
+  detectAndStore,
+  detectorOnlySignals,
+  loadMonitoring,
+  monitoringSince,
+  vehicleEventsWatermark,
+  type MonitoredVehicleEvaluation,
+  type MonitoringLane,
+} from '../monitoring/detect-stage.js';
+import { latestServiceAt } from '../monitoring/event-body.js';
+import type { MonitoringKind } from '../monitoring/kinds.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
 import { evaluateVehicleHealth } from './evaluate.js';
 import type { RuleSample } from './types.js';
@@ -34,6 +45,10 @@ export interface EvaluationSummary {
   evaluated: number;
   changed: string[];
   events: number;
+  /** Monitoring: the subscriptions with new deliveries owed (their lanes are asked for after the commit). */
+  monitoringLanes: MonitoringLane[];
+  /** Monitoring: the kind of each event detected. */
+  monitoringKinds: MonitoringKind[];
 }
 
 /**
@@ -43,6 +58,8 @@ export interface EvaluationSummary {
 const maxSamplesPerSignal = 500;
 /** A signal never fed before is fed its newest samples, however old (a backfill). */
 const beforeEverything = new Date(0);
+const detectorSignals = detectorOnlySignals(ruleSignals);
+const isRuleSignal = (signal: string) => (ruleSignals as readonly string[]).includes(signal);
 
 /** Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs. */
 export function advanceWatermarks(
@@ -65,13 +82,25 @@ export async function evaluateVehicles(
   options: EvaluationOptions,
 ): Promise<EvaluationSummary> {
   const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
-  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0 };
-  const windows = subjects.flatMap((subject) =>
-    ruleSignals.map((signal) => {
-      const through = subject.fedThrough[signal];
-      return { vehicleId: subject.id, signal, since: through ? new Date(through) : beforeEverything };
-    }),
-  );
+  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
+  // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
+  const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
+  const windows = subjects.flatMap((subject) => {
+    const subscriptions = monitored.get(subject.id);
+    return [
+      ...ruleSignals.map((signal) => {
+        const through = subject.fedThrough[signal];
+        return { vehicleId: subject.id, signal, since: through ? new Date(through) : beforeEverything };
+      }),
+      ...(subscriptions
+        ? detectorSignals.map((signal) => ({
+            vehicleId: subject.id,
+            signal,
+            since: monitoringSince(subscriptions, subject.fedThrough[signal]),
+          }))
+        : []),
+    ];
+  });
   const samples = await loadNewSamples(tx, windows, maxSamplesPerSignal);
   const services = await loadLastServices(
     tx,
@@ -87,21 +116,42 @@ export async function evaluateVehicles(
     return config;
   };
 
+  const monitoredEvaluations: MonitoredVehicleEvaluation[] = [];
   const writes: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];
+    const events = vehicleEvents.get(subject.id) ?? [];
     const fedThrough = advanceWatermarks(fed, subject.fedThrough);
+    const newestEvent = events[events.length - 1];
+    if (newestEvent) fedThrough[vehicleEventsWatermark] = newestEvent.recordedAt.toISOString();
+    const lastServices = services.get(subject.id) ?? {};
     const result = evaluateVehicleHealth(
       subject.state,
-      fed,
+      monitored.has(subject.id) ? fed.filter((sample) => isRuleSignal(sample.signal)) : fed,
       {
         telematicsProvider: subject.telematicsProvider,
         createdAt: subject.createdAt,
-        lastServices: services.get(subject.id) ?? {},
+        lastServices,
       },
       configOf(subject),
       now,
       subject.hasTelemetry,
     );
+    const subscriptions = monitored.get(subject.id);
+    if (subscriptions) {
+      monitoredEvaluations.push({
+        vehicleId: subject.id,
+        companyId: subject.companyId,
+        subscriptions,
+        samples: fed,
+        events,
+        health: {
+          alerts: result.state.alerts,
+          odometer: result.odometer ? { km: result.odometer.km, at: result.odometer.at } : null,
+          linkBroken: result.linkBroken,
+          lastServiceAt: latestServiceAt(lastServices),
+        },
+      });
+    }
     const odometer = result.odometer
       ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source }
       : null;
@@ -129,10 +179,14 @@ export async function evaluateVehicles(
     };
   });
   await saveHealth(tx, writes, now, options.cascade);
+  // Monitoring events are the integrator's own product, so a refresh without cascade still detects them.
+  const monitoring = await detectAndStore(tx, monitoredEvaluations, now);
   return {
     evaluated: writes.length,
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
     events: options.cascade ? writes.reduce((sum, w) => sum + w.events.length, 0) : 0,
+    monitoringLanes: monitoring.lanes,
+    monitoringKinds: monitoring.kinds,
   };
 }
 

@@ -123,7 +123,7 @@ export async function processInboxRows(
   );
   const changes = await upsertLatestSignals(tx, plan.latest);
   await applyVehicleState(tx, changes, new Map(plan.vehicles.map((v) => [v.vehicleId, v])));
-  await insertVehicleEvents(tx, plan.events);
+  const vehiclesWithNewEvents = await insertVehicleEvents(tx, plan.events);
   for (const connectionId of new Set(plan.unmapped.map((u) => u.connectionId))) {
     await recordUnmappedSamples(
       tx,
@@ -133,7 +133,8 @@ export async function processInboxRows(
   }
   if (outcomes.length > 0) await markInboxProcessed(tx, outcomes);
 
-  const changedVehicleIds = changes.map((c) => c.vehicleId);
+  // A vehicle with only new provider events is evaluated too: the monitoring detectors read them.
+  const changedVehicleIds = [...new Set([...changes.map((c) => c.vehicleId), ...vehiclesWithNewEvents])];
   return {
     rows: outcomes,
     changedVehicleIds,

@@ -15,6 +15,7 @@ import type { HealthConfig } from '../health/config.js';
 import { evaluateVehicleHealth, type HealthState } from '../health/evaluate.js';
 import type { RuleSample, VehicleFacts } from '../health/types.js';
 import { detectMonitoringEvents, type MonitoringState } from './engine.js';
+import { latestServiceAt } from './event-body.js';
 import type { MonitoringKind, MonitoringOptions } from './kinds.js';
 import type { Detection, EventSample, Geofence } from './types.js';
 
@@ -27,14 +28,6 @@ export interface DryRunInput {
   options: MonitoringOptions;
   geofences: readonly Geofence[];
   now: Date;
-}
-
-function latestService(vehicle: VehicleFacts): Date | null {
-  let latest: Date | null = null;
-  for (const service of Object.values(vehicle.lastServices)) {
-    if (!latest || service.at.getTime() > latest.getTime()) latest = service.at;
-  }
-  return latest;
 }
 
 /** Groups items by time (epoch ms) into a map, in input order within a time. */
@@ -57,7 +50,7 @@ export function dryRunMonitoring(input: DryRunInput): Detection[] {
   const times = [...new Set([...samplesAt.keys(), ...eventsAt.keys()])].sort((a, b) => a - b);
   if (times[times.length - 1] !== nowMs) times.push(nowMs);
 
-  const lastServiceAt = latestService(input.vehicle);
+  const lastServiceAt = latestServiceAt(input.vehicle.lastServices);
   const subscription = { kinds: input.kinds, options: input.options };
   let health: HealthState | null = null;
   let state: MonitoringState | null = null;

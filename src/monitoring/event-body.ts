@@ -39,3 +39,12 @@ export function buildMonitoringEventBody(detection: Detection, context: Monitori
     actions: actionsOf(detection.kind, detection.severity),
   };
 }
+
+/** The most recent service of any type (`details.last_service`), or null. */
+export function latestServiceAt(services: Readonly<Record<string, { at: Date }>>): Date | null {
+  let latest: Date | null = null;
+  for (const service of Object.values(services)) {
+    if (!latest || service.at.getTime() > latest.getTime()) latest = service.at;
+  }
+  return latest;
+}

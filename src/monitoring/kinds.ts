@@ -44,6 +44,9 @@ export const tierKinds: Readonly<Record<MonitoringTier, readonly MonitoringKind[
   premium: monitoringKinds,
 };
 
+/** How long each tier keeps its events and deliveries, days (spec/001 Monitoring tiers). */
+export const tierRetentionDays: Readonly<Record<MonitoringTier, number>> = { basic: 30, standard: 90, premium: 365 };
+
 /** Kinds the spec's subscription examples use that the group list does not contain. */
 export const kindAliases: Readonly<Record<string, MonitoringKind>> = {
   maintenance_needed: 'maintenance_due',

@@ -141,6 +141,35 @@ export const jobCatalog = {
     options: { attempts: 1, ...retention },
     everyMs: minute,
   }),
+  /**
+   * One turn of a monitoring subscription's delivery lane: claims its due deliveries and makes one
+   * attempt each (signed, retried on the schedule kept in Postgres). On the webhooks queue: the
+   * same kind of work as core lanes (waiting on receivers), scaled with the same worker processes.
+   * Deduplicated per subscription for new events; each retry asks with its own delayed job.
+   */
+  'webhooks.monitoring-lane': job({
+    queue: 'webhooks',
+    schema: Type.Object({ subscriptionId: uuid, companyId: uuid }, { additionalProperties: false }),
+    options: { attempts: 1, ...retention },
+  }),
+  /**
+   * The monitoring due sweep: records sends of dead workers as worker_lost and asks for the lanes
+   * of every due delivery (a retry whose job was lost with Redis); every 10 s, so such a retry is
+   * late by seconds against waits of minutes.
+   */
+  'webhooks.monitoring-recover': job({
+    queue: 'webhooks',
+    schema: empty,
+    options: { attempts: 1, ...retention },
+    everyMs: 10_000,
+  }),
+  /** Deletes monitoring events and deliveries past their tier's retention (30/90/365 days); hourly. */
+  'maintenance.purge-monitoring': job({
+    queue: 'maintenance',
+    schema: empty,
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
+    everyMs: 60 * minute,
+  }),
   /** Makes the per-connection pull schedulers match the active connections; every 5 minutes. */
   'pull.sync-schedules': job({
     queue: 'pull',

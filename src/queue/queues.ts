@@ -1,5 +1,5 @@
 import { Queue, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { jobCatalog, parseJobPayload, queueNames, type JobName, type JobPayload, type QueueName } from './catalog.js';
 
 export interface AddOptions {
@@ -19,7 +19,7 @@ export class Queues {
   private readonly queues: Map<QueueName, Queue>;
 
   constructor(
-    connection: Redis,
+    connection: RedisConnection,
     readonly prefix: string,
   ) {
     this.queues = new Map(

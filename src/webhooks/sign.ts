@@ -23,3 +23,17 @@ export function signCoreBody(secret: string, body: Buffer, timestampSeconds: num
   }
   return `t=${timestampSeconds},v1=${coreSignature(secret, body, timestampSeconds)}`;
 }
+
+/**
+ * The monitoring `X-Service-Signature` value (spec/001 Authentication): `sha256=` and the hex
+ * HMAC-SHA256 of the body bytes alone. No timestamp: the body is byte-identical on every attempt,
+ * so its signature is too, and receivers deduplicate by `event_id`.
+ */
+export function signMonitoringBody(secret: string, body: Buffer): string {
+  return `sha256=${monitoringSignature(secret, body)}`;
+}
+
+/** Hex HMAC-SHA256 of the body bytes (spec/001 Authentication). */
+export function monitoringSignature(secret: string, body: Buffer): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
+}

@@ -4,7 +4,7 @@
  * replaces. Never throws on hostile input: every malformed header is a refusal with a reason.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { coreSignature } from './sign.js';
+import { coreSignature, monitoringSignature } from './sign.js';
 
 export type ServiceSignatureResult =
   { ok: true; timestamp: number } | { ok: false; reason: 'missing' | 'malformed' | 'expired' | 'mismatch' };
@@ -82,4 +82,24 @@ export function verifyServiceSignature(
   // Both directions: a t far in the future would otherwise stay replayable until it ages out.
   if (Math.abs(now - parsed.timestamp) > tolerance) return { ok: false, reason: 'expired' };
   return { ok: true, timestamp: parsed.timestamp };
+}
+
+export type MonitoringSignatureResult = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'mismatch' };
+
+/**
+ * Verifies a monitoring `X-Service-Signature: sha256=<hex>` header against the raw request body
+ * (spec/001 Authentication). There is no timestamp to age: a monitoring body is byte-identical on
+ * every attempt, so receivers drop repeats by `event_id` instead.
+ */
+export function verifyMonitoringSignature(
+  header: string | undefined,
+  rawBody: Buffer | string,
+  secret: string,
+): MonitoringSignatureResult {
+  if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing' };
+  const match = /^sha256=(.*)$/.exec(header.trim());
+  if (!match || !hexDigest.test(match[1]!)) return { ok: false, reason: 'malformed' };
+  return digestEquals(match[1]!, monitoringSignature(secret, toBuffer(rawBody)))
+    ? { ok: true }
+    : { ok: false, reason: 'mismatch' };
 }

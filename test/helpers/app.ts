@@ -4,7 +4,6 @@
  * operator would.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { buildApp, type AppDeps } from '../../src/api/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -13,7 +12,7 @@ import { createPool, type Pool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import type { QueueName } from '../../src/queue/catalog.js';
-import { createRedis } from '../../src/queue/connection.js';
+import { createRedis, type RedisConnection } from '../../src/queue/connection.js';
 import { Queues } from '../../src/queue/queues.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { createTestDatabase, testRedisPrefix } from './database.js';
@@ -24,7 +23,7 @@ export const testSecretsKey = '00'.repeat(32);
 export interface TestApp {
   app: FastifyInstance;
   pool: Pool;
-  redis: Redis;
+  redis: RedisConnection;
   config: Config;
   queues: Queues;
   /** What the app was built from, to build a second API process over the same database and Redis. */
@@ -52,6 +51,7 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
   const config = loadConfig({
     DATABASE_URL: database.url,
     REDIS_URL: inject('redisUrl'),
+    REDIS_CLUSTER: String(inject('redisCluster')),
     REDIS_PREFIX: testRedisPrefix(),
     ADMIN_TOKEN: adminToken,
     SECRETS_KEY: testSecretsKey,
@@ -60,8 +60,8 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
   });
   const log = createLogger(config.logLevel);
   const pool = createPool(config.databaseUrl, 5, log, config);
-  const redis = createRedis(config.redisUrl, 'client', log);
-  const producer = createRedis(config.redisUrl, 'producer', log);
+  const redis = createRedis(config, 'client', log);
+  const producer = createRedis(config, 'producer', log);
   const queues = new Queues(producer, config.redisPrefix);
   const deps: AppDeps = {
     config,
@@ -75,7 +75,7 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
   };
   const app = await buildApp(deps);
   await app.ready();
-  const running: Array<{ workers: RunningWorkers; queues: Queues; connection: Redis }> = [];
+  const running: Array<{ workers: RunningWorkers; queues: Queues; connection: RedisConnection }> = [];
 
   const admin: TestApp['admin'] = (method, url, body) =>
     app.inject({
@@ -102,7 +102,7 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
     admin,
     api,
     startWorkers: async (names, workerNow) => {
-      const connection = createRedis(config.redisUrl, 'worker', log);
+      const connection = createRedis(config, 'worker', log);
       const workerQueues = new Queues(connection, config.redisPrefix);
       const workers = await startWorkers(
         {

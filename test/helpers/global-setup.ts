@@ -15,6 +15,8 @@ declare module 'vitest' {
     postgresUrl: string;
     templateDatabase: string;
     redisUrl: string;
+    /** REDIS_CLUSTER=true: redisUrl is a seed node of a Redis Cluster (test/cluster). */
+    redisCluster: boolean;
   }
 }
 
@@ -132,6 +134,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('postgresUrl', postgresUrl);
   project.provide('templateDatabase', templateDatabase);
   project.provide('redisUrl', redisUrl);
+  project.provide('redisCluster', process.env.REDIS_CLUSTER === 'true');
   return async () => {
     for (const close of stop) await close();
   };

@@ -262,7 +262,11 @@ describe('per-connection push rate limit without Redis', () => {
     const port = await freePort();
     redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     await listening(port);
-    t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, INGEST_RATE_LIMIT_PER_MINUTE: '1' });
+    t = await createTestApp({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_CLUSTER: 'false',
+      INGEST_RATE_LIMIT_PER_MINUTE: '1',
+    });
   });
   afterAll(async () => {
     await t.close();

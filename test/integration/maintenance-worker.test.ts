@@ -11,7 +11,7 @@ let t: TestApp;
 let workers: RunningWorkers;
 let queues: Queues;
 const log = createLogger('silent');
-const workerRedis = () => createRedis(t.config.redisUrl, 'worker', log);
+const workerRedis = () => createRedis(t.config, 'worker', log);
 
 beforeAll(async () => {
   t = await createTestApp();

@@ -184,3 +184,50 @@ describe('GET /vehicles', () => {
     }
   });
 });
+
+describe('presented vehicles served from the per-process cache', () => {
+  it('never serves a stale vehicle: every write shows on the next read, by id and in the list, even one that keeps updated_at', async () => {
+    const company = await t.createCompany('Cache Co');
+    const vehicle = await t.createVehicle(company.id, { name: 'C1' });
+    const byId = async () => (await t.api('GET', `/vehicles/${vehicle.id}`, company.key)).json().data;
+    const inList = async () =>
+      (await t.api('GET', '/vehicles?limit=200', company.key))
+        .json()
+        .data.find((v: { id: string }) => v.id === vehicle.id);
+
+    const first = await byId();
+    expect(await byId()).toEqual(first); // served from the cache: same content
+    expect(await inList()).toEqual(first);
+
+    // A last-seen write: as_of and a signal's observed_at move, updated_at (the polling cursor) does not.
+    await t.pool.query(
+      `UPDATE vehicles SET as_of = '2026-11-24T08:00:00Z',
+              signals = signals || '{"fuel_percent": 55, "observed_at": {"fuel_percent": "2026-11-24T08:00:00Z"}}'
+        WHERE id = $1`,
+      [vehicle.id],
+    );
+    for (const read of [byId, inList]) {
+      const seen = await read();
+      expect(seen.as_of).toBe('2026-11-24T08:00:00.000Z');
+      expect(seen.signals.fuel_percent).toBe(55);
+      expect(seen.updated_at).toBe(first.updated_at);
+    }
+
+    // Deactivated: gone from both at once.
+    expect((await t.admin('DELETE', `/vehicles/${vehicle.id}`)).statusCode).toBe(200);
+    expect((await t.api('GET', `/vehicles/${vehicle.id}`, company.key)).statusCode).toBe(404);
+    expect(await inList()).toBeUndefined();
+  });
+
+  it('answers the same bytes as the response schema would: no undeclared field leaks from the stored row', async () => {
+    const company = await t.createCompany('Leak Co');
+    const vehicle = await t.createVehicle(company.id, { name: 'L1' });
+    await t.pool.query(`UPDATE vehicles SET health = health || '{"internal_note": "x"}' WHERE id = $1`, [vehicle.id]);
+    const response = await t.api('GET', `/vehicles/${vehicle.id}`, company.key);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = response.json();
+    expect(Object.keys(body)).toEqual(['success', 'data', 'meta']);
+    expect(Object.keys(body.data).sort()).toEqual([...vehicleFields].sort());
+    expect(JSON.stringify(body)).not.toContain('internal_note');
+  });
+});

@@ -15,7 +15,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../queue/connection.js';
 import { adapters, isProviderId } from '../../../providers/index.js';
 import type { PushRequest } from '../../../providers/types.js';
 import type { Pool } from '../../db/pool.js';
@@ -37,7 +37,7 @@ export interface IngestDeps {
   log: Logger;
   bodyLimitBytes: number;
   /** Shares the per-connection push counts between API processes; pushes are not limited while it is down. */
-  redis: Redis;
+  redis: RedisConnection;
   redisPrefix: string;
   /** INGEST_RATE_LIMIT_PER_MINUTE. */
   rateLimitPerMinute: number;

@@ -1,7 +1,7 @@
 /** Liveness, readiness and metrics: unauthenticated, for load balancers and Prometheus. */
 import Type from 'typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../queue/connection.js';
 import type { Pool } from '../../db/pool.js';
 import { pendingMigrations } from '../../db/migrate.js';
 import type { Metrics } from '../../metrics.js';
@@ -10,7 +10,7 @@ import { errorEnvelope } from '../error-handler.js';
 
 export interface OpsDeps {
   pool: Pool;
-  redis: Redis;
+  redis: RedisConnection;
   metrics: Metrics;
   migrationIds: readonly string[];
   /** More readiness checks by name (a worker process: `schedules`); each throws when not ready. */

@@ -1,17 +1,36 @@
 /** GET /vehicles, GET /vehicles/{vehicle_id}, PUT /vehicles/{vehicle_id} (spec/000). */
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { adapters, isProviderId } from '../../../providers/index.js';
 import type { Queues } from '../../queue/queues.js';
 import { enqueueHealthEvaluations } from '../../health/enqueue.js';
 import { requestRefresh } from '../../ingest/refresh-queue.js';
 import { withTransaction, type Pool } from '../../db/pool.js';
 import type { VehicleRecord } from '../../domain/vehicle.js';
-import { countActiveVehicles, findActiveVehicle, listActiveVehicles } from '../../db/vehicles.js';
+import {
+  countActiveVehicles,
+  findActiveVehicle,
+  findActiveVehicleVersion,
+  findActiveVehiclesWithVersions,
+  listActiveVehicleVersions,
+} from '../../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { updateVehicleByIntegrator, type VehicleUpdate } from '../../vehicles/vehicle-update.js';
 import { presentVehicle } from '../presenters/vehicle.js';
-import { Envelope, ErrorEnvelope, PageQuery, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
+import {
+  Envelope,
+  ErrorEnvelope,
+  Meta,
+  PageQuery,
+  PathId,
+  authErrorResponses,
+  isRecordId,
+  meta,
+  ok,
+  type Page,
+} from '../schemas/common.js';
+import { presentedVehicles, VehicleJsonCache } from '../vehicle-json-cache.js';
 import { Vehicle, VehicleUpdateRequest } from '../schemas/vehicle.js';
 import { enqueueAfterCommit } from '../../queue/after-commit.js';
 
@@ -52,10 +71,31 @@ async function requireVehicle(pool: Pool, companyId: string, vehicleId: string):
   return vehicle;
 }
 
-export const vehicleRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Queues; now: () => Date }> = async (
-  app,
-  deps,
-) => {
+// Fastify's serializeInput types a schema as a plain record; a TypeBox schema is one at run time.
+const jsonSchema = (schema: TSchema) => schema as unknown as Record<string, unknown>;
+const VehicleSchema = jsonSchema(Vehicle);
+const MetaSchema = jsonSchema(Meta);
+
+/**
+ * Sends the success envelope around `data`, JSON text of presented vehicles made by the response
+ * schema's serializer, with meta serialized by its schema: the bytes the route's schema would send.
+ */
+function sendEnvelope(reply: FastifyReply, data: string, page: Page | null = null) {
+  const body = `{"success":true,"data":${data},"meta":${reply.serializeInput(meta(page), MetaSchema)}}`;
+  // Already JSON text: a string with a JSON content type goes out as it is, not serialized again.
+  return reply.type('application/json; charset=utf-8').send(body as never);
+}
+
+export const vehicleRoutes: FastifyPluginAsyncTypebox<{
+  pool: Pool;
+  queues: Queues;
+  now: () => Date;
+  vehicleCache: VehicleJsonCache;
+}> = async (app, deps) => {
+  const load = (companyId: string) => (ids: string[]) => findActiveVehiclesWithVersions(deps.pool, companyId, ids);
+  // The response schema's own serializer, so a cached vehicle is byte for byte what it would send.
+  const serializer = (reply: FastifyReply) => (vehicle: VehicleRecord) =>
+    reply.serializeInput(presentVehicle(vehicle), VehicleSchema);
   app.get(
     '/vehicles',
     {
@@ -67,15 +107,16 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Queu
         response: { 200: Envelope(Type.Array(Vehicle)), 400: ErrorEnvelope, ...authErrorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { query } = request;
       const updatedSince = query.updated_since ? new Date(query.updated_since) : null;
       const { companyId } = request.principal;
-      const [vehicles, total] = await Promise.all([
-        listActiveVehicles(deps.pool, companyId, { updatedSince, limit: query.limit, offset: query.offset }),
+      const [versions, total] = await Promise.all([
+        listActiveVehicleVersions(deps.pool, companyId, { updatedSince, limit: query.limit, offset: query.offset }),
         query.include_total ? countActiveVehicles(deps.pool, companyId, updatedSince) : null,
       ]);
-      return ok(vehicles.map(presentVehicle), { limit: query.limit, offset: query.offset, total });
+      const items = await presentedVehicles(deps.vehicleCache, versions, load(companyId), serializer(reply));
+      return sendEnvelope(reply, `[${items.join(',')}]`, { limit: query.limit, offset: query.offset, total });
     },
   );
 
@@ -90,9 +131,15 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Queu
         response: { 200: Envelope(Vehicle), 404: ErrorEnvelope, ...authErrorResponses },
       },
     },
-    async (request) => {
-      const vehicle = await requireVehicle(deps.pool, request.principal.companyId, request.params.vehicle_id);
-      return ok(presentVehicle(vehicle));
+    async (request, reply) => {
+      const { companyId } = request.principal;
+      const id = request.params.vehicle_id;
+      const version = isRecordId(id) ? await findActiveVehicleVersion(deps.pool, companyId, id) : null;
+      const [item] = version
+        ? await presentedVehicles(deps.vehicleCache, [{ id, version }], load(companyId), serializer(reply))
+        : [];
+      if (item === undefined) throw notFound('vehicle');
+      return sendEnvelope(reply, item);
     },
   );
 

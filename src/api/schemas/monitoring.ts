@@ -255,3 +255,36 @@ export const DryRunResult = Type.Object({
   until: Timestamp,
   events: Type.Array(DryRunEvent),
 });
+
+export const RecoverBody = Type.Object(
+  {
+    since: Type.String({
+      ...Timestamp,
+      description:
+        "Resend the failed deliveries created from this time on; the tier's retention window bounds it (older ones are gone).",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RetryAccepted = Type.Object(
+  {
+    delivery_id: Uuid,
+    queued: Type.Boolean({
+      description: 'false when an attempt of this delivery was already being sent: that attempt is the one more.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RecoverAccepted = Type.Object(
+  {
+    subscription_id: Uuid,
+    since: Type.String({
+      ...Timestamp,
+      description: "The effective start: since, or the retention window's start if later.",
+    }),
+    queued: Type.Integer({ minimum: 0, description: 'Failed deliveries queued for one more attempt each.' }),
+  },
+  { additionalProperties: false },
+);

@@ -334,6 +334,11 @@ describe('simulated fleet', () => {
       if (e.type === 'impact') {
         expect(e.g).toBeGreaterThanOrEqual(2);
         expect(e.g).toBeLessThanOrEqual(3);
+      } else if (e.type === 'airbag_deployment') {
+        // Only a major collision deploys the airbags, reported with its impact.
+        expect(e.g).toBeGreaterThanOrEqual(2.5);
+        expect(e.g).toBeLessThanOrEqual(3);
+        expect(e.p.s.events).toContainEqual({ type: 'impact', g: e.g });
       } else {
         expect(e.g).toBeGreaterThanOrEqual(0.35);
         expect(e.g).toBeLessThanOrEqual(0.6);
@@ -354,6 +359,34 @@ describe('simulated fleet', () => {
     }
     expect(impacts).toBeGreaterThan(0);
     expect(impacts).toBeLessThan(40);
+  });
+
+  it('now and then produces what every monitoring kind detects: airbag deployments, worn brakes, ABS, airbag and transmission codes', () => {
+    const big = createSimulatedFleet({ seed: 5, vehicleCount: 40, start });
+    let deployments = 0;
+    const codes = new Set<string>();
+    let lowestLining = 100;
+    let highestLining = 0;
+    for (const tick of simulatedPayloads(big, 7 * 24 * 12, 300)) {
+      for (const r of tick.payload.readings) {
+        deployments += (r.signals.events ?? []).filter((e) => e.type === 'airbag_deployment').length;
+        for (const d of r.signals.dtcs ?? []) codes.add(d.code);
+        const lining = r.signals.brake_lining_percent;
+        if (lining === undefined) continue;
+        expect(lining).toBeGreaterThanOrEqual(10);
+        expect(lining).toBeLessThanOrEqual(100);
+        lowestLining = Math.min(lowestLining, lining);
+        highestLining = Math.max(highestLining, lining);
+      }
+    }
+    expect(deployments).toBeGreaterThan(0);
+    expect(lowestLining).toBeLessThan(25);
+    expect(highestLining).toBeGreaterThan(50);
+    for (const prefix of ['B', 'C', 'P07', 'P04'])
+      expect(
+        [...codes].some((c) => c.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
   });
 
   it('keeps no history: a long run does not grow what one tick returns', () => {

@@ -1,7 +1,7 @@
 /** Operator API: companies and their API keys. */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../../queue/connection.js';
 import type { Pool } from '../../../db/pool.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
 import { insertCompany, listCompanies, updateCompany } from '../../../db/companies.js';
@@ -40,7 +40,7 @@ const CompanyWithSettings = Type.Object({
 
 export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
   pool: Pool;
-  redis: Redis;
+  redis: RedisConnection;
   keyCache: ApiKeyCache;
 }> = async (app, deps) => {
   app.post(

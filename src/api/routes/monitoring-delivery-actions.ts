@@ -1,0 +1,80 @@
+/**
+ * Monitoring delivery actions of the caller's company (DESIGN §11), under /v1: one more attempt of
+ * a delivery now, and recover (resend a subscription's failed deliveries since a time). Both
+ * answer 202: the attempts are queued and their outcomes appear in the deliveries list. Another
+ * company's id answers 404. The logic is src/monitoring/delivery-actions.ts, shared with the console.
+ */
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Pool } from '../../db/pool.js';
+import { notFound } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { recoverMonitoringDeliveries, retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
+import type { Queues } from '../../queue/queues.js';
+import { Envelope, ErrorEnvelope, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
+import { RecoverAccepted, RecoverBody, RetryAccepted } from '../schemas/monitoring.js';
+
+const security = [{ bearerAuth: [] }];
+const tags = ['Monitoring'];
+
+export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
+  pool: Pool;
+  queues: Queues;
+  log: Pick<Logger, 'warn'>;
+  now: () => Date;
+}> = async (app, deps) => {
+  app.post(
+    '/deliveries/:delivery_id/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Send one more attempt of a monitoring delivery now',
+        description:
+          'The attempt is recorded with trigger manual and does not use up the retry schedule; a 2xx marks the ' +
+          'delivery succeeded. Any status may be retried.',
+        security,
+        params: Type.Object({ delivery_id: PathId }),
+        response: { 202: Envelope(RetryAccepted), 404: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.delivery_id;
+      const accepted = isRecordId(id) ? await retryMonitoringDelivery(deps, request.principal.companyId, id) : null;
+      if (!accepted) throw notFound('monitoring delivery');
+      return reply.code(202).send(ok({ delivery_id: accepted.deliveryId, queued: accepted.queued }));
+    },
+  );
+
+  app.post(
+    '/subscriptions/:subscription_id/recover',
+    {
+      schema: {
+        tags,
+        summary: "Resend a subscription's failed deliveries since a time",
+        description:
+          'Each failed delivery created at or after since (and inside the retention window) gets one more attempt ' +
+          'now, with trigger recover. Answers how many were queued; a deleted subscription queues none.',
+        security,
+        params: Type.Object({ subscription_id: PathId }),
+        body: RecoverBody,
+        response: { 202: Envelope(RecoverAccepted), 404: ErrorEnvelope, ...authErrorResponses, 400: ErrorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.subscription_id;
+      const accepted = isRecordId(id)
+        ? await recoverMonitoringDeliveries(deps, request.principal.companyId, id, new Date(request.body.since))
+        : null;
+      if (!accepted) throw notFound('monitoring subscription');
+      return reply
+        .code(202)
+        .send(
+          ok({
+            subscription_id: accepted.subscriptionId,
+            since: accepted.since.toISOString(),
+            queued: accepted.queued,
+          }),
+        );
+    },
+  );
+};

@@ -1,0 +1,66 @@
+/**
+ * The API's cache of presented vehicles: each entry is one vehicle's JSON exactly as the response
+ * schema serializes it, keyed by the row's version (src/db/vehicles.ts `VehicleVersion`). A read
+ * asks Postgres for ids and versions only, and decodes and serializes just the rows whose version
+ * it has not seen: rows that only pass through are never decoded and re-encoded
+ * (docs/performance.md). A changed row has a new version, so an entry is never stale and needs
+ * no invalidation across API replicas; least recently used entries go past `maxEntries`.
+ */
+import type { VehicleRecord } from '../domain/vehicle.js';
+
+export class VehicleJsonCache {
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  private readonly entries = new Map<string, { version: string; json: string }>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(id: string, version: string): string | undefined {
+    const entry = this.entries.get(id);
+    if (!entry || entry.version !== version) return undefined;
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    return entry.json;
+  }
+
+  set(id: string, version: string, json: string): void {
+    if (this.maxEntries === 0) return;
+    this.entries.delete(id);
+    this.entries.set(id, { version, json });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * The presented JSON of each (id, version), in the order asked: from the cache, and for the rest
+ * one query (`load`) whose rows are serialized and kept. An id that `load` no longer finds (the
+ * vehicle was deactivated meanwhile) is left out.
+ */
+export async function presentedVehicles(
+  cache: VehicleJsonCache,
+  wanted: ReadonlyArray<{ id: string; version: string }>,
+  load: (ids: string[]) => Promise<Array<VehicleRecord & { version: string }>>,
+  serialize: (vehicle: VehicleRecord) => string,
+): Promise<string[]> {
+  const found = new Map<string, string>();
+  const missing: string[] = [];
+  for (const { id, version } of wanted) {
+    const json = cache.get(id, version);
+    if (json === undefined) missing.push(id);
+    else found.set(id, json);
+  }
+  if (missing.length > 0) {
+    for (const row of await load(missing)) {
+      const json = serialize(row);
+      cache.set(row.id, row.version, json);
+      found.set(row.id, json);
+    }
+  }
+  return wanted.flatMap(({ id }) => {
+    const json = found.get(id);
+    return json === undefined ? [] : [json];
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * The monitoring stage of a health evaluation (issue 9; one pipeline, no second one): in the
+ * health transaction, after the health engine ran for a set of locked vehicles, runs the pure
+ * detectors of each live subscription of those vehicles over the same new samples plus the new
+ * provider events, stores each subscription's new detector state, and stores every detection as
+ * an event (its exact body, signed and sent on every attempt) with a pending delivery. The caller
+ * asks for the subscriptions' delivery lanes after the commit (the due sweep catches a lost ask).
+ *
+ * What the detectors read beyond the health rules' signals (`speed_kph`, `location`, provider
+ * events) has its own watermark in the vehicle's `fed_through` (provider events under
+ * `vehicleEventsWatermark`), advanced only while the vehicle is monitored; a subscription never
+ * reads what was recorded before the oldest live subscription of its vehicle was created, so a
+ * new subscription does not replay old history into webhooks (the dry run does that, on request).
+ */
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { loadCompanyGeofences } from '../db/geofences.js';
+import {
+  insertMonitoringEvents,
+  loadMonitoredSubscriptions,
+  saveDetectorStates,
+  type MonitoredSubscription,
+  type NewMonitoringEvent,
+} from '../db/monitoring-delivery-queue.js';
+import type { PoolClient } from '../db/pool.js';
+import type { RuleSample } from '../health/types.js';
+import { detectMonitoringEvents, monitoringSignals } from './engine.js';
+import { buildMonitoringEventBody } from './event-body.js';
+import { monitoringOptions, type MonitoringKind } from './kinds.js';
+import type { EventSample, Geofence, MonitoringInput } from './types.js';
+
+/** The `fed_through` key of the provider events' watermark (no signal has this name). */
+export const vehicleEventsWatermark = 'vehicle_events';
+/** At most this many new provider events per vehicle and evaluation, the newest. */
+const maxEventsPerEvaluation = 500;
+
+export interface MonitoringLane {
+  subscriptionId: string;
+  companyId: string;
+}
+
+/**
+ * The vehicles' live subscriptions by vehicle id, and the new provider events of each monitored
+ * vehicle, in one statement (none for unmonitored fleets).
+ */
+export async function loadMonitoring(
+  tx: PoolClient,
+  vehicles: ReadonlyArray<{ id: string; fedThrough: Readonly<Record<string, string>> }>,
+): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, EventSample[]> }> {
+  const loaded = await loadMonitoredSubscriptions(
+    tx,
+    vehicles.map((v) => {
+      const watermark = v.fedThrough[vehicleEventsWatermark];
+      return { vehicleId: v.id, eventsWatermark: watermark ? new Date(watermark) : null };
+    }),
+    maxEventsPerEvaluation,
+  );
+  const subscriptions = new Map<string, MonitoredSubscription[]>();
+  for (const subscription of loaded.subscriptions) {
+    const list = subscriptions.get(subscription.vehicleId) ?? [];
+    list.push(subscription);
+    subscriptions.set(subscription.vehicleId, list);
+  }
+  return { subscriptions, events: loaded.events };
+}
+
+/** The signals the detectors read that the health rules do not (loaded only for monitored vehicles). */
+export function detectorOnlySignals(ruleSignals: readonly string[]): string[] {
+  return monitoringSignals.filter((signal) => !ruleSignals.includes(signal));
+}
+
+/**
+ * Where a monitored vehicle's reads of a detector-only signal (or its provider events) start: the
+ * watermark, but never before its oldest live subscription was created.
+ */
+export function monitoringSince(subscriptions: readonly MonitoredSubscription[], watermark: string | undefined): Date {
+  const oldest = Math.min(...subscriptions.map((s) => s.createdAt.getTime()));
+  return new Date(Math.max(oldest, watermark ? Date.parse(watermark) : 0));
+}
+
+/**
+ * The fence lists the detectors get, kept per process so a company's unchanged fences keep one
+ * list object, whose grid index (geofences.ts `geofenceIndexFor`) is then built once. Each
+ * evaluation reads the company's fence ids with its subscriptions (`fenceSignature`); a list is
+ * reloaded as soon as they differ (a fence created or deleted by any process).
+ */
+const companyFences = new Map<string, { signature: string; all: Geofence[]; watched: Map<string, Geofence[]> }>();
+/** Bounds the per-process cache (companies with geofence subscriptions evaluated recently). */
+const maxCachedCompanies = 10_000;
+
+async function refreshFences(tx: PoolClient, wanted: ReadonlyMap<string, string>): Promise<void> {
+  const stale = [...wanted].filter(([companyId, signature]) => companyFences.get(companyId)?.signature !== signature);
+  if (stale.length === 0) return;
+  const loaded = await loadCompanyGeofences(
+    tx,
+    stale.map(([companyId]) => companyId),
+  );
+  for (const [companyId] of stale) {
+    if (!companyFences.has(companyId) && companyFences.size >= maxCachedCompanies) companyFences.clear();
+    const all = loaded.get(companyId) ?? [];
+    // The signature of what was loaded: a fence changed since the subscriptions were read is seen next time.
+    companyFences.set(companyId, { signature: all.map((f) => f.id).join(','), all, watched: new Map() });
+  }
+}
+
+function watchedFences(companyId: string, ids: readonly string[] | null): Geofence[] {
+  const entry = companyFences.get(companyId);
+  if (!entry) return [];
+  if (ids === null) return entry.all;
+  const key = ids.join(',');
+  let watched = entry.watched.get(key);
+  if (!watched) entry.watched.set(key, (watched = entry.all.filter((fence) => ids.includes(fence.id))));
+  return watched;
+}
+
+export interface MonitoredVehicleEvaluation {
+  vehicleId: string;
+  companyId: string;
+  subscriptions: readonly MonitoredSubscription[];
+  /** The evaluation's new samples of every signal read (health rules' and detector-only). */
+  samples: readonly RuleSample[];
+  events: readonly EventSample[];
+  health: MonitoringInput['health'];
+}
+
+export interface MonitoringStageResult {
+  lanes: MonitoringLane[];
+  /** The kind of each event stored (metrics). */
+  kinds: MonitoringKind[];
+}
+
+const geofenceKinds: readonly MonitoringKind[] = ['geo_fence_entry', 'geo_fence_exit'];
+
+/** Runs the detectors of every subscription of these vehicles and stores states, events and deliveries. */
+export async function detectAndStore(
+  tx: PoolClient,
+  vehicles: readonly MonitoredVehicleEvaluation[],
+  now: Date,
+): Promise<MonitoringStageResult> {
+  if (vehicles.length === 0) return { lanes: [], kinds: [] };
+  const fenceSignatures = new Map<string, string>();
+  for (const vehicle of vehicles) {
+    for (const subscription of vehicle.subscriptions) {
+      if (subscription.events.some((kind) => geofenceKinds.includes(kind)))
+        fenceSignatures.set(subscription.companyId, subscription.fenceSignature);
+    }
+  }
+  await refreshFences(tx, fenceSignatures);
+
+  const states: Array<{ id: string; state: Record<string, unknown> }> = [];
+  const events: NewMonitoringEvent[] = [];
+  for (const vehicle of vehicles) {
+    for (const subscription of vehicle.subscriptions) {
+      const options = monitoringOptions(subscription.options);
+      const geofences = subscription.events.some((kind) => geofenceKinds.includes(kind))
+        ? watchedFences(subscription.companyId, options.geofenceIds)
+        : [];
+      const { state, detections } = detectMonitoringEvents(
+        subscription.detectorState,
+        { samples: vehicle.samples, events: vehicle.events, health: vehicle.health, geofences },
+        { kinds: subscription.events, options },
+        now,
+      );
+      // Compared as stored (a JSON round trip drops undefined fields), so an idle sweep writes nothing.
+      const stored = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+      if (!isDeepStrictEqual(stored, subscription.detectorState)) states.push({ id: subscription.id, state: stored });
+      for (const detection of detections) {
+        const id = randomUUID();
+        const body = buildMonitoringEventBody(detection, {
+          eventId: id,
+          subscriptionId: subscription.id,
+          vehicleId: vehicle.vehicleId,
+          detectedAt: now,
+          odometerKm: vehicle.health.odometer?.km ?? null,
+          lastServiceAt: vehicle.health.lastServiceAt,
+        });
+        events.push({
+          id,
+          subscriptionId: subscription.id,
+          companyId: subscription.companyId,
+          vehicleId: vehicle.vehicleId,
+          kind: detection.kind,
+          episodeKey: detection.key,
+          severity: detection.severity,
+          occurredAt: detection.occurredAt,
+          detectedAt: now,
+          body: JSON.stringify(body),
+        });
+      }
+    }
+  }
+  await saveDetectorStates(tx, states);
+  const lanes = await insertMonitoringEvents(tx, events);
+  return { lanes, kinds: events.map((e) => e.kind) };
+}
