@@ -8,7 +8,7 @@
  * the session's CSRF token from the form.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/connection.js';
 import type { ApiKeyCache } from '../api/api-key-cache.js';
 import { sendError, toAppError } from '../api/error-handler.js';
 import type { Config } from '../config.js';
@@ -32,7 +32,7 @@ import { SignInLimiter } from './sign-in-limiter.js';
 export interface ConsoleDeps {
   config: Config;
   pool: Pool;
-  redis: Redis;
+  redis: RedisConnection;
   queues: Queues;
   keyCache: ApiKeyCache;
   log: Logger;

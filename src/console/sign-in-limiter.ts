@@ -7,7 +7,7 @@
  * limit is skipped (logged), like the API's other limits.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../queue/connection.js';
 import type { Logger } from '../log.js';
 
 export interface SignInLimits {
@@ -18,7 +18,7 @@ export interface SignInLimits {
 
 export class SignInLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly limits: SignInLimits,
     private readonly log: Logger,

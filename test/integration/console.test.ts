@@ -387,7 +387,7 @@ describe('developer console', () => {
     await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
   });
 
-  it('shows monitoring subscriptions with their deliveries, filtered by status, and endpoint health', async () => {
+  it('shows monitoring subscriptions with their deliveries, filtered by status, and endpoint health; Retry resends a failed one', async () => {
     const subscribed = await v1(t, 'POST', '/runs/subscribe', acme.key, {
       vehicle_id: acme.vehicleId,
       webhook_url: `${receiver.url}/monitoring`,
@@ -425,6 +425,21 @@ describe('developer console', () => {
     await card.getByRole('row', { name: /^check_engine_light failed 4 HTTP 503/ }).waitFor();
     expect(await card.getByRole('row', { name: /^maintenance_due/ }).count()).toBe(0);
     await expectAccessible(page);
+
+    // Retry sends one more attempt now (the API's retry); a 2xx marks the delivery succeeded.
+    await card
+      .getByRole('row', { name: /^check_engine_light failed/ })
+      .getByRole('button', { name: 'Retry' })
+      .click();
+    expect(await textOf(page.getByRole('status'))).toBe('Retry sent: the attempt appears under the delivery.');
+    await expect
+      .poll(() => receiver.received.filter((r) => r.path === '/monitoring').length, { timeout: 15_000 })
+      .toBe(1);
+    expect(receiver.received.find((r) => r.path === '/monitoring')!.headers['x-service-signature']).toMatch(
+      /^sha256=[0-9a-f]{64}$/,
+    );
+    await card.getByRole('row', { name: /^check_engine_light succeeded 5 HTTP 200/ }).waitFor({ timeout: 15_000 });
+    expect(await card.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     await shoot(page, 'monitoring');
   });
 });

@@ -1,7 +1,7 @@
 /** API keys: create (shown once), list with prefix and last use, revoke after a confirmation. */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../queue/connection.js';
 import { broadcastRevocation, type ApiKeyCache } from '../../api/api-key-cache.js';
 import { isRecordId } from '../../api/schemas/common.js';
 import {
@@ -21,10 +21,11 @@ import { Form, IdParams } from './forms.js';
 const CreateKeyForm = Form({ name: Type.Optional(Type.String({ maxLength: 200 })) });
 const RevokeForm = Form({});
 
-export const apiKeyPages: FastifyPluginAsyncTypebox<{ pool: Pool; redis: Redis; keyCache: ApiKeyCache }> = async (
-  app,
-  deps,
-) => {
+export const apiKeyPages: FastifyPluginAsyncTypebox<{
+  pool: Pool;
+  redis: RedisConnection;
+  keyCache: ApiKeyCache;
+}> = async (app, deps) => {
   async function requireKey(companyId: string, id: string): Promise<ApiKeyRecord> {
     const key = isRecordId(id) ? await findActiveCompanyApiKey(deps.pool, companyId, id) : null;
     if (!key) throw notFound('API key');

@@ -12,15 +12,18 @@ import {
 import { findMonitoringSubscription, listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
 import { listActiveVehicles } from '../../db/vehicles.js';
 import { notFound } from '../../errors.js';
+import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
 import type { ConsoleDeps } from '../plugin.js';
 import { viewer } from '../viewer.js';
 import { monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
-import { IdParams } from './forms.js';
+import { Form, IdParams } from './forms.js';
 
 const StatusQuery = Type.Object({
   status: Type.Optional(Type.Union([StringEnum(monitoringDeliveryStatuses), Type.Literal('')])),
   retried: Type.Optional(Type.String({ maxLength: 100 })),
 });
+
+const RetryForm = Form({});
 
 const subscriptionsShown = 100;
 const deliveriesShown = 20;
@@ -83,6 +86,20 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
       const status = statusFilter(request.query.status);
       const deliveries = await deliveriesOf(companyId, subscription.id, status);
       return reply.type('text/html; charset=utf-8').send(monitoringDeliveries(csrfToken, deliveries, status).text);
+    },
+  );
+
+  // The public API's retry (POST /v1/deliveries/:id/retry): one more attempt now, trigger manual.
+  app.post(
+    '/console/monitoring/deliveries/:id/retry',
+    { schema: { hide: true, params: IdParams, body: RetryForm } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const accepted = isRecordId(id)
+        ? await retryMonitoringDelivery({ ...deps, log: request.log }, request.consoleSession.companyId, id)
+        : null;
+      if (!accepted) throw notFound('monitoring delivery');
+      return reply.redirect(`/console/monitoring?retried=${accepted.deliveryId}`, 303);
     },
   );
 };
