@@ -66,15 +66,13 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
         ? await recoverMonitoringDeliveries(deps, request.principal.companyId, id, new Date(request.body.since))
         : null;
       if (!accepted) throw notFound('monitoring subscription');
-      return reply
-        .code(202)
-        .send(
-          ok({
-            subscription_id: accepted.subscriptionId,
-            since: accepted.since.toISOString(),
-            queued: accepted.queued,
-          }),
-        );
+      return reply.code(202).send(
+        ok({
+          subscription_id: accepted.subscriptionId,
+          since: accepted.since.toISOString(),
+          queued: accepted.queued,
+        }),
+      );
     },
   );
 };
