@@ -20,6 +20,7 @@ COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 # The console's stylesheet, scripts and favicon, read at start (src/console/assets.ts).
 COPY src/console/assets ./src/console/assets
+COPY assets ./assets
 USER node
 EXPOSE 3000
 CMD ["node", "dist/server/main.js", "api"]

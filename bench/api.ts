@@ -5,8 +5,15 @@
  * and GET /api/v1/vehicles?limit=200, 50 connections. Targets (issue 12): by-id ≥ 0.95 × the
  * bare by-id with p99 < 10 ms; list of 200 ≥ 3 × the bare list.
  */
-import { generateApiKey } from '../src/security/api-keys.js';
-import { freshDatabase, load, printTable, startService, type LoadResult, type Service } from './support.js';
+import {
+  createBenchCompany,
+  freshDatabase,
+  load,
+  printTable,
+  startService,
+  type LoadResult,
+  type Service,
+} from './support.js';
 
 const vehicleCount = 1000;
 const connections = 50;
@@ -15,14 +22,7 @@ const durationSeconds = 10;
 async function seed(
   pool: import('../src/db/pool.js').Pool,
 ): Promise<{ key: string; ids: string[]; companyId: string }> {
-  const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Bench Fleet') RETURNING id`);
-  const companyId = company.rows[0]!.id;
-  const key = generateApiKey();
-  await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [
-    companyId,
-    key.prefix,
-    key.hash,
-  ]);
+  const { companyId, key } = await createBenchCompany(pool, 'Bench Fleet');
   // Realistic read-model rows: a full signal set, two alerts, per-signal times.
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider, provider_vehicle_id,
@@ -45,7 +45,7 @@ async function seed(
      RETURNING id`,
     [companyId, vehicleCount],
   );
-  return { key: key.key, ids: rows.map((r) => r.id), companyId };
+  return { key, ids: rows.map((r) => r.id), companyId };
 }
 
 export async function benchApi(): Promise<Record<string, unknown>> {

@@ -6,6 +6,7 @@ import { benchApi } from './api.js';
 import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
 import { benchMonitoring } from './monitoring.js';
+import { benchReports } from './reports.js';
 import { writeResult } from './support.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -16,6 +17,7 @@ const benches: Record<string, (args: string[]) => Promise<Record<string, unknown
   health: benchHealth,
   webhooks: benchWebhooks,
   monitoring: benchMonitoring,
+  reports: benchReports,
 };
 
 const args = process.argv.slice(2);

@@ -10,6 +10,7 @@ import { createPool, type Pool } from '../src/db/pool.js';
 import { ensureReadingPartitions } from '../src/db/readings.js';
 import { createLogger } from '../src/log.js';
 import { projectRoot } from '../src/paths.js';
+import { generateApiKey } from '../src/security/api-keys.js';
 
 export const benchConfig = loadConfig();
 const log = createLogger('warn', 'bench');
@@ -29,6 +30,19 @@ export async function freshDatabase(name: string): Promise<{ url: string; pool: 
   await migrate(pool, log);
   await ensureReadingPartitions(pool, new Date());
   return { url: url.toString(), pool };
+}
+
+/** A company and an API key for it, written directly; returns the key (shown once, as the API would). */
+export async function createBenchCompany(pool: Pool, name: string): Promise<{ companyId: string; key: string }> {
+  const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ($1) RETURNING id`, [name]);
+  const companyId = company.rows[0]!.id;
+  const key = generateApiKey();
+  await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [
+    companyId,
+    key.prefix,
+    key.hash,
+  ]);
+  return { companyId, key: key.key };
 }
 
 export interface Service {

@@ -129,6 +129,7 @@ function addLocation(
       lat: location.lat,
       lon: location.lon,
       heading: finiteNumber(location.bearing),
+      address: location.description,
     });
   }
 }

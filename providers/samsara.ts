@@ -221,6 +221,7 @@ function normalizeVehicleStats(collector: SampleCollector, item: Record<string, 
           lat: entry.latitude,
           lon: entry.longitude,
           heading: entry.headingDegrees ?? null,
+          address: isObject(entry.reverseGeo) ? entry.reverseGeo.formattedLocation : undefined,
         });
         collector.add(vehicle, 'speed_kph', recordedAt, multiplied(entry.speedMilesPerHour, kmPerMile)); // mph → km/h
       } else if (key === 'faultCodes') {

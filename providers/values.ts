@@ -62,6 +62,9 @@ const ranges: Record<string, [number, number]> = {
 
 export type Checked = { ok: true; value: SampleValue } | { ok: false; reason: string };
 
+/** A provider's place description is a line of an address; longer is not one. */
+const maxAddressLength = 200;
+
 function location(value: Record<string, unknown>): Checked {
   const lat = finiteNumber(value.lat);
   const lon = finiteNumber(value.lon);
@@ -73,6 +76,8 @@ function location(value: Record<string, unknown>): Checked {
   // Wrap only headings outside [0, 360): the modulo would add float noise to 12.9.
   const wrapped = heading === null ? null : heading >= 0 && heading < 360 ? heading : ((heading % 360) + 360) % 360;
   const result: Location = { lat, lon, heading: wrapped };
+  const address = typeof value.address === 'string' ? value.address.trim().slice(0, maxAddressLength) : '';
+  if (address !== '') result.address = address;
   return { ok: true, value: result };
 }
 

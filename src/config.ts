@@ -270,6 +270,13 @@ const settings = {
     10_000_000,
     'Requests per minute per API key; over it the API answers 429 with Retry-After.',
   ),
+  readingsRetentionMonths: integer(
+    'READINGS_RETENTION_MONTHS',
+    0,
+    0,
+    1200,
+    'Whole months of raw readings kept before the current one; older monthly partitions are dropped by the daily maintenance job. 0 keeps all. History reports read rollups, which are kept.',
+  ),
   vehicleCacheEntries: integer(
     'VEHICLE_CACHE_ENTRIES',
     20_000,

@@ -12,8 +12,13 @@ export const errors = {
   ODOMETER_CONFLICT: { status: 409, message: 'the odometer cannot be set to this value' },
   INVALID_STATE_TRANSITION: { status: 409, message: 'not allowed in the current state' },
   LIMIT_REACHED: { status: 409, message: 'the company has reached its limit for this resource' },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    message: 'a request with this Idempotency-Key is still running; retry after the Retry-After seconds',
+  },
   REQUEST_TIMEOUT: { status: 408, message: 'the request was not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body is too large' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'this Idempotency-Key was used with a different request' },
   RATE_LIMITED: { status: 429, message: 'rate limit exceeded; retry after the Retry-After seconds' },
   HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
   INTERNAL_ERROR: { status: 500, message: 'internal error; the request id is in the x-request-id header' },

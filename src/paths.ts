@@ -15,3 +15,5 @@ function findProjectRoot(start: string): string {
 
 export const projectRoot = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
 export const migrationsDir = join(projectRoot, 'migrations');
+/** Vendored files read at run time (the report PDF's fonts); copied into the container image beside dist/. */
+export const assetsDir = join(projectRoot, 'assets');

@@ -1,5 +1,7 @@
 /** maintenance queue: housekeeping that keeps the database ready for incoming data. */
-import { ensureReadingPartitions } from '../src/db/readings.js';
+import { deleteExpiredIdempotencyKeys } from '../src/db/idempotency.js';
+import { dropReadingPartition, ensureReadingPartitions, listReadingPartitions } from '../src/db/readings.js';
+import { expiredPartitions } from '../src/domain/partitions.js';
 import { purgeExpiredMonitoringHistory } from '../src/monitoring/retention.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
@@ -9,12 +11,23 @@ export function maintenanceHandlers(deps: WorkerDeps): JobHandlers<'maintenance'
     'maintenance.ensure-partitions': async () => {
       const partitionsCreated = await ensureReadingPartitions(deps.pool, deps.now());
       if (partitionsCreated > 0) deps.log.info({ partitionsCreated }, 'readings partitions created');
-      return { partitionsCreated };
+      const expired = expiredPartitions(
+        await listReadingPartitions(deps.pool),
+        deps.now(),
+        deps.config.readingsRetentionMonths,
+      );
+      for (const { name } of expired) await dropReadingPartition(deps.pool, name);
+      if (expired.length > 0) deps.log.info({ dropped: expired.map((p) => p.name) }, 'readings partitions dropped');
+      return { partitionsCreated, partitionsDropped: expired.length };
     },
     'maintenance.purge-monitoring': async () => {
       const result = await purgeExpiredMonitoringHistory(deps.pool, deps.now());
       if (result.purged > 0) deps.log.info(result, 'monitoring events past retention purged');
       return result;
+    },
+    'maintenance.purge-idempotency-keys': async () => {
+      const keysDeleted = await deleteExpiredIdempotencyKeys(deps.pool, deps.now());
+      return { keysDeleted };
     },
   };
 }

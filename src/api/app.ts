@@ -33,6 +33,9 @@ import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
 import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
+import { historyReportRoutes } from './routes/history-report.js';
+import { instantVerifyRoutes } from './routes/instant-verify.js';
+import { usageRoutes } from './routes/usage.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
@@ -169,6 +172,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
       await v1.register(monitoringDeliveryActionRoutes, { pool: deps.pool, queues: deps.queues, log: deps.log, now });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
+      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(usageRoutes, { pool: deps.pool, now });
     },
     { prefix: '/v1' },
   );
@@ -204,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       async (admin) => {
         admin.addHook('onRequest', adminAuthentication(adminToken));
         await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
-        await admin.register(vehicleAdminRoutes, { pool: deps.pool });
+        await admin.register(vehicleAdminRoutes, { pool: deps.pool, now });
         await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
         await admin.register(providerConnectionAdminRoutes, {

@@ -28,6 +28,9 @@ const usage = `fleetctl <command> [options]
                                             console user; without --password one is generated and
                                             printed once
   user disable <user-id>                    the user cannot sign in; their sessions end
+  vehicle transfer <vehicle-id> <company-id> [--at <ISO time>]
+                                            move a vehicle to another company (its history stays
+                                            with the VIN)
   inbox failed [--provider p] [--connection id] [--company id] [--limit n]
                                             parked inbox rows: payloads that failed on their own
   status [--watch] [--interval <s>] [--count <n>]
@@ -161,6 +164,7 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       limit: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      at: { type: 'string' },
       watch: { type: 'boolean', default: false },
       interval: { type: 'string' },
       count: { type: 'string' },
@@ -272,6 +276,14 @@ async function main(argv: string[], io: CliIo): Promise<void> {
     case 'user disable': {
       const user = await call(config, 'DELETE', `/users/${required(rest[0], 'user id')}`);
       out.print(user, () => `disabled console user ${user.email} at ${user.disabled_at}; their sessions ended`);
+      return;
+    }
+    case 'vehicle transfer': {
+      const vehicleId = required(rest[0], 'vehicle id');
+      const body: Record<string, unknown> = { to_company_id: required(rest[1], 'company id') };
+      if (values.at) body.at = values.at;
+      const vehicle = await call(config, 'POST', `/vehicles/${vehicleId}/transfer`, body);
+      out.print(vehicle, () => `moved vehicle "${vehicle.name ?? vehicle.id}" to company ${vehicle.company_id}`);
       return;
     }
     case 'inbox failed': {

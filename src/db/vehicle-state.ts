@@ -6,8 +6,8 @@
  * so two writers of one vehicle wait for each other instead of deadlocking:
  *   1. `vehicles` rows, in id order (FOR NO KEY UPDATE: foreign-key checks of rows that reference
  *      the vehicle are not blocked);
- *   2. then the vehicle's other rows: `runs`, `vehicle_signals` (in vehicle, signal order) and
- *      `vehicle_health_state`.
+ *   2. then the vehicle's other rows: `runs`, `vehicle_signals` (in vehicle, signal order),
+ *      `vehicle_health_state` and the history rollups (`odometer_daily`, `driving_daily`).
  * `readings` take no part: their inserts lock no vehicle row and run in parallel.
  */
 import { readModelPatches } from '../domain/read-model-patch.js';
@@ -165,15 +165,31 @@ export async function applyVehicleState(
   });
 }
 
-/** Stores provider events (a repeat adds nothing); answers the vehicles that got an event not stored before. */
+/**
+ * Stores provider events (a repeat adds nothing) and counts the stored harsh braking and
+ * acceleration events into the history rollup driving_daily (db/history-rollups.ts); answers the
+ * vehicles that got an event not stored before.
+ */
 export async function insertVehicleEvents(q: Queryable, events: readonly EventRow[]): Promise<string[]> {
   if (events.length === 0) return [];
   const result = await q.query<{ vehicleId: string }>({
     name: 'insert-vehicle-events',
-    text: `INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
-           ON CONFLICT DO NOTHING
-           RETURNING vehicle_id AS "vehicleId"`,
+    text: `WITH stored AS (
+             INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
+             ON CONFLICT DO NOTHING
+             RETURNING vehicle_id, kind, recorded_at
+           ),
+           harsh AS (
+             INSERT INTO driving_daily AS d (vehicle_id, day, hard_brakes, hard_accels)
+             SELECT vehicle_id, (recorded_at AT TIME ZONE 'UTC')::date,
+                    count(*) FILTER (WHERE kind = 'hard_brake'), count(*) FILTER (WHERE kind = 'hard_accel')
+             FROM stored WHERE kind IN ('hard_brake', 'hard_accel')
+             GROUP BY 1, 2 ORDER BY 1, 2
+             ON CONFLICT (vehicle_id, day) DO UPDATE SET
+               hard_brakes = d.hard_brakes + excluded.hard_brakes, hard_accels = d.hard_accels + excluded.hard_accels
+           )
+           SELECT vehicle_id AS "vehicleId" FROM stored`,
     values: [
       events.map((e) => e.vehicleId),
       events.map((e) => e.kind),

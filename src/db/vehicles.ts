@@ -24,12 +24,18 @@ export type NewVehicle = Pick<
   | 'linkBroken'
 >;
 
+/** Inserts a vehicle and opens its first ownership span (the history report's Owner 1). */
 export async function insertVehicle(q: Queryable, companyId: string, v: NewVehicle): Promise<VehicleRecord> {
   const result = await q.query<VehicleRecord>(
-    `INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider,
-                           provider_vehicle_id, provider_connection_id, home_location_id, link_broken)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-     RETURNING ${vehicleColumns}`,
+    `WITH vehicle AS (
+       INSERT INTO vehicles (company_id, name, vin, license_plate, make, model, year, telematics_provider,
+                             provider_vehicle_id, provider_connection_id, home_location_id, link_broken)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       RETURNING *
+     ), ownership AS (
+       INSERT INTO vehicle_ownerships (vehicle_id, company_id, started_at) SELECT id, company_id, created_at FROM vehicle
+     )
+     SELECT ${vehicleColumns} FROM vehicle`,
     [
       companyId,
       v.name,
@@ -63,6 +69,24 @@ export async function findActiveVehicle(q: Queryable, companyId: string, id: str
     name: 'find-active-vehicle',
     text: `SELECT ${vehicleColumns} FROM vehicles WHERE id = $1 AND company_id = $2 AND active`,
     values: [id, companyId],
+  });
+  return result.rows[0] ?? null;
+}
+
+/**
+ * The company's active vehicle with this VIN (instant verification); the most recently updated
+ * when the company registered the VIN twice.
+ */
+export async function findActiveVehicleByVin(
+  q: Queryable,
+  companyId: string,
+  vin: string,
+): Promise<VehicleRecord | null> {
+  const result = await q.query<VehicleRecord>({
+    name: 'find-active-vehicle-by-vin',
+    text: `SELECT ${vehicleColumns} FROM vehicles WHERE company_id = $1 AND vin = $2 AND active
+           ORDER BY updated_at DESC, id DESC LIMIT 1`,
+    values: [companyId, vin],
   });
   return result.rows[0] ?? null;
 }

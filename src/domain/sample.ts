@@ -39,6 +39,12 @@ export interface Location {
   lat: number;
   lon: number;
   heading: number | null;
+  /**
+   * The provider's own reverse geocoding of the fix when its payload carries one (Samsara
+   * `reverseGeo.formattedLocation`, Motive `description`); never computed here. Instant
+   * verification shows it (docs/verification.md).
+   */
+  address?: string;
 }
 
 export interface TirePressureKpa {

@@ -1,11 +1,27 @@
 /**
- * Loads every record held for a VIN inside the tier's data range and assembles the report.
- * Interface agreed for issue 10; the loaders and assembler land with the history report work.
+ * Loads every record held for a VIN inside the tier's data range (db/history.ts: rollups, small
+ * tables, and raw readings only of the few days whose checkpoint shows a drop) and assembles the
+ * report (assemble.ts). Reads only: the same VIN, tier and time give the same report.
  */
+import {
+  listCompletedRuns,
+  listDrivingDays,
+  listIncidentEvents,
+  listOdometerDays,
+  listOdometerReadingsOfDays,
+  listServiceEntriesOfVehicles,
+  listVinVehicles,
+} from '../db/history.js';
+import { listOwnerships } from '../db/ownership.js';
 import type { Queryable } from '../db/pool.js';
+import { strongBrakingG } from '../monitoring/incidents.js';
+import { assembleHistoryReport, rangeStart } from './assemble.js';
+import { daysToInspect } from './odometer-series.js';
 import type { HistoryReport, ReportTier } from './types.js';
+import { modelYearOf } from './vin.js';
 
 export interface HistoryReportRequest {
+  /** A VIN checkVin accepted (upper case). */
   vin: string;
   tier: ReportTier;
   reportId: string;
@@ -14,6 +30,28 @@ export interface HistoryReportRequest {
 
 /** null when no company's vehicle has the VIN. */
 export async function buildHistoryReport(q: Queryable, request: HistoryReportRequest): Promise<HistoryReport | null> {
-  void q;
-  throw new Error(`buildHistoryReport(${request.tier}): not built yet (issue 10)`);
+  const vehicles = await listVinVehicles(q, request.vin);
+  if (vehicles.length === 0) return null;
+  const ids = vehicles.map((v) => v.id);
+  const from = rangeStart(request.tier, request.now);
+  // One after another: q may be a transaction client, which must not run overlapping queries.
+  const ownerships = await listOwnerships(q, ids);
+  const odometerDays = await listOdometerDays(q, ids, from);
+  const drivingDays = await listDrivingDays(q, ids, from);
+  const runs = await listCompletedRuns(q, ids, from);
+  const serviceEntries = await listServiceEntriesOfVehicles(q, ids, from);
+  const incidentEvents = await listIncidentEvents(q, ids, from, strongBrakingG);
+  const dayReadings = await listOdometerReadingsOfDays(q, daysToInspect(odometerDays));
+  return assembleHistoryReport({
+    ...request,
+    vinModelYear: request.vin.length === 17 ? modelYearOf(request.vin) : null,
+    vehicles,
+    ownerships,
+    odometerDays,
+    dayReadings,
+    drivingDays,
+    runs,
+    serviceEntries,
+    incidentEvents,
+  });
 }

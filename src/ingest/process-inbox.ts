@@ -1,6 +1,6 @@
 /**
  * Processes locked inbox rows inside the caller's transaction: adapter.normalize → sanitation →
- * vehicle mapping → readings (idempotent) → vehicle rows locked → latest state (newer wins) →
+ * vehicle mapping → readings (idempotent) → vehicle rows locked → history rollups → latest state (newer wins) →
  * read model → events → unmapped counts → rows marked processed. Re-running it for the same rows
  * adds nothing.
  *
@@ -9,6 +9,7 @@
  * exactly one row per job. A batch that fails is retried row by row (isolation.ts).
  */
 import type { ProviderAdapter } from '../../providers/types.js';
+import { upsertReadingRollups } from '../db/history-rollups.js';
 import { insertReadings } from '../db/readings.js';
 import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } from '../db/inbox.js';
 import type { PoolClient } from '../db/pool.js';
@@ -116,11 +117,12 @@ export async function processInboxRows(
   const plan = mergePlans(plans);
   // Readings lock no vehicle row, so concurrent batches insert them in parallel; then the lock
   // order (db/vehicle-state.ts): the vehicle rows, before any of their state.
-  await insertReadings(tx, plan.readings);
+  const stored = await insertReadings(tx, plan.readings);
   await lockVehiclesForState(
     tx,
     plan.vehicles.map((v) => v.vehicleId),
   );
+  await upsertReadingRollups(tx, stored.rollupJson);
   const changes = await upsertLatestSignals(tx, plan.latest);
   await applyVehicleState(tx, changes, new Map(plan.vehicles.map((v) => [v.vehicleId, v])));
   const vehiclesWithNewEvents = await insertVehicleEvents(tx, plan.events);

@@ -34,12 +34,22 @@ const empty = Type.Object({}, { additionalProperties: false });
 const uuid = Type.String({ format: 'uuid' });
 
 export const jobCatalog = {
-  /** Creates the monthly `readings` partitions ahead of time; daily. */
+  /**
+   * Creates the monthly `readings` partitions ahead of time and drops those past
+   * READINGS_RETENTION_MONTHS; daily.
+   */
   'maintenance.ensure-partitions': job({
     queue: 'maintenance',
     schema: empty,
     options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
     everyMs: 24 * 60 * minute,
+  }),
+  /** Deletes Idempotency-Key answers past their 24 hours (docs/api.md); hourly. */
+  'maintenance.purge-idempotency-keys': job({
+    queue: 'maintenance',
+    schema: empty,
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
+    everyMs: 60 * minute,
   }),
   /**
    * Normalizes one inbox row (a push or a pulled page) into readings and latest state.

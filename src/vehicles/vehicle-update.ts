@@ -4,6 +4,7 @@
  */
 import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
 import { AppError, notFound } from '../errors.js';
+import { upsertReadingRollups } from '../db/history-rollups.js';
 import { insertReadings } from '../db/readings.js';
 import { applyVehicleState, upsertLatestSignals } from '../db/vehicle-state.js';
 import { findVehicle, lockVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
@@ -38,9 +39,10 @@ export async function updateVehicleByIntegrator(
       now,
     );
     if (!decision.ok) throw new AppError('ODOMETER_CONFLICT', decision.message, { reason: decision.reason });
-    await insertReadings(tx, [
+    const stored = await insertReadings(tx, [
       { vehicleId, signal: 'odometer_km', recordedAt: now, valueNum: decision.km, valueJson: null, source: 'manual' },
     ]);
+    await upsertReadingRollups(tx, stored.rollupJson);
     // The same latest-state path as provider samples: newer wins, signals rebuilt, updated_at moves.
     const changes = await upsertLatestSignals(tx, [
       { vehicleId, signal: 'odometer_km', recordedAt: now, value: decision.km, source: 'manual' },

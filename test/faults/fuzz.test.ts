@@ -281,6 +281,8 @@ function generate(schema: any, rng: Rng, idOf: (kind: string) => string, name = 
       if (schema.pattern) return rng.pick(patternExamples[schema.pattern] ?? ['x']);
       if (name === 'url' || name === 'webhook_url')
         return rng.pick(['https://example.com/hook', 'http://127.0.0.1:9/hook']);
+      // VINs of the fixtures' vehicles (a generated string never has a valid check digit).
+      if (name === 'vin') return rng.pick(['1M8GDM9AXKP042788', '1HGCM82633A004352']);
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 40, 60);
       return 'abcdefghij'.repeat(7).slice(0, rng.int(Math.max(min, 1), Math.max(max, 1)));

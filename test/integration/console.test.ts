@@ -442,4 +442,27 @@ describe('developer console', () => {
     expect(await card.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     await shoot(page, 'monitoring');
   });
+
+  it("shows this month's usage per product with the discount tier, the projection and a daily chart", async () => {
+    for (let i = 0; i < 3; i++) {
+      const verified = await v1(t, 'POST', '/instant/verify', acme.key, { vin: '1HGCM82633A004352' });
+      expect(verified.statusCode).toBe(200);
+    }
+    const usage = (await v1(t, 'GET', '/usage', acme.key)).json().data;
+    const page = await newPage();
+    await signIn(page, acme.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
+    await expectOneHeading(page, 'Usage');
+    const row = await textOf(page.getByRole('row', { name: /^Instant verifications / }));
+    expect(row).toMatch(/^Instant verifications\s+3\s/);
+    expect(row).toContain('list price');
+    // The page shows the same money as GET /v1/usage.
+    expect(await textOf(page.getByRole('row', { name: /^Total / }))).toContain(`$${usage.total.toFixed(2)}`);
+    await page.getByRole('img', { name: /^Daily usage this month/ }).waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    // Day, history reports, verifications.
+    await page.getByRole('row', { name: new RegExp(`^${today} 0 3$`) }).waitFor();
+    await expectAccessible(page);
+    await shoot(page, 'usage');
+  });
 });

@@ -105,6 +105,18 @@ describe('fleetctl', () => {
     expect((await run('user', 'add', '--company', id, '--name', 'x')).stderr).toMatch(/^fleetctl: missing --email/);
   });
 
+  it('transfers a vehicle to another company', async () => {
+    const from = await t.createCompany('Sellers');
+    const to = await t.createCompany('Buyers');
+    const vehicle = await t.createVehicle(from.id, { name: 'Van 3' });
+    const moved = await run('vehicle', 'transfer', vehicle.id, to.id);
+    expect(moved).toMatchObject({ code: 0, stdout: `moved vehicle "Van 3" to company ${to.id}` });
+    expect((await t.api('GET', `/vehicles/${vehicle.id}`, to.key)).statusCode).toBe(200);
+    expect((await run('vehicle', 'transfer', vehicle.id, to.id)).stderr).toBe(
+      'fleetctl: INVALID_STATE_TRANSITION: the vehicle already belongs to this company',
+    );
+  });
+
   it('migrate reports an up-to-date database', async () => {
     expect(await run('migrate', '--json')).toMatchObject({ code: 0, stdout: JSON.stringify({ applied: [] }, null, 2) });
   });

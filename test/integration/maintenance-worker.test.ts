@@ -1,8 +1,10 @@
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listReadingPartitions } from '../../src/db/readings.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createRedis } from '../../src/queue/connection.js';
+import { jobCatalog } from '../../src/queue/catalog.js';
 import { Queues } from '../../src/queue/queues.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -14,7 +16,7 @@ const log = createLogger('silent');
 const workerRedis = () => createRedis(t.config, 'worker', log);
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ READINGS_RETENTION_MONTHS: '12' });
   const connection = workerRedis();
   queues = new Queues(connection, t.config.redisPrefix);
   workers = await startWorkers(
@@ -39,7 +41,11 @@ afterAll(async () => {
 describe('maintenance worker', () => {
   it('schedules the daily partition job, which creates the months around now', async () => {
     const schedulers = await queues.queue('maintenance').getJobSchedulers();
-    expect(schedulers.map((s) => [s.key, s.every])).toEqual([['maintenance.ensure-partitions', 24 * 3600 * 1000]]);
+    expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+      ['maintenance.ensure-partitions', jobCatalog['maintenance.ensure-partitions'].everyMs],
+      ['maintenance.purge-idempotency-keys', jobCatalog['maintenance.purge-idempotency-keys'].everyMs],
+      ['maintenance.purge-monitoring', jobCatalog['maintenance.purge-monitoring'].everyMs],
+    ]);
     await expect
       .poll(
         async () => {
@@ -49,6 +55,32 @@ describe('maintenance worker', () => {
         { timeout: 15_000 },
       )
       .toBe(true);
+    // Retention of 12 whole months before June 2031: every month before June 2030 is dropped.
+    await expect
+      .poll(async () => (await listReadingPartitions(t.pool)).map((p) => p.month), { timeout: 15_000 })
+      .toEqual(['2031-05-01', '2031-06-01', '2031-07-01', '2031-08-01', '2031-09-01']);
+  });
+
+  it('schedules the hourly purge of Idempotency-Key answers past their 24 hours', async () => {
+    const company = (await t.admin('POST', '/companies', { name: 'Keys' })).json().data.id;
+    const key = (name: string, expiresAt: string) =>
+      t.pool.query(
+        `INSERT INTO idempotency_keys (company_id, endpoint, key, request_hash, claimed_at, expires_at)
+         VALUES ($1, '/v1/instant/verify', $2, 'h', $3::timestamptz - interval '24 hours', $3)`,
+        [company, name, expiresAt],
+      );
+    await key('expired', '2031-06-09T23:59:59Z');
+    await key('kept', '2031-06-10T00:00:01Z');
+    await queues.queue('maintenance').add('maintenance.purge-idempotency-keys', {});
+    await expect
+      .poll(
+        async () =>
+          (await t.pool.query(`SELECT key FROM idempotency_keys WHERE company_id = $1`, [company])).rows.map(
+            (r) => r.key,
+          ),
+        { timeout: 15_000 },
+      )
+      .toEqual(['kept']);
   });
 
   it('rejects a malformed payload without running it', async () => {

@@ -42,7 +42,12 @@ describe('motive adapter: normalize', () => {
       // 54 mph
       { vehicle: '41225', signal: 'speed_kph', at, value: 86.904576 },
       // values.ts wraps the heading as ((h % 360) + 360) % 360, which adds float noise to fractional headings.
-      { vehicle: '41225', signal: 'location', at, value: { lat: 41.85, lon: -87.65, heading: 12.9 } },
+      {
+        vehicle: '41225',
+        signal: 'location',
+        at,
+        value: { lat: 41.85, lon: -87.65, heading: 12.9, address: 'Chicago, IL' },
+      },
     ]);
     expect(result.events).toEqual([]);
     expect(result.skipped).toEqual([]);
@@ -60,7 +65,7 @@ describe('motive adapter: normalize', () => {
         vehicle: '41226',
         signal: 'location',
         at: '2026-05-04T14:03:30.000Z',
-        value: { lat: 50.1109, lon: 8.6821, heading: 10 },
+        value: { lat: 50.1109, lon: 8.6821, heading: 10, address: 'Frankfurt, DE' },
       },
       // no metric_units: Motive's default, miles (23456.7 mi) and mph (61.2 mph); an older located_at stays as given.
       { vehicle: '41227', signal: 'odometer_km', at: '2026-05-04T13:10:00.000Z', value: 37749.899405 },

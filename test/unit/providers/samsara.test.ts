@@ -41,7 +41,13 @@ describe('samsara normalize: vehicle stats', () => {
   it('maps the documented feed (plural array keys): gps location and speed at the point time, endCursor as cursor', () => {
     const result = normalize(fixture('feed.json'));
     expect(rows(result)).toEqual([
-      [truck, 'location', '2026-05-04T14:03:00.000Z', { lat: 37.7929, lon: -122.4177, heading: 90 }],
+      [
+        truck,
+        'location',
+        '2026-05-04T14:03:00.000Z',
+        // The provider's own reverse geocoding is kept (instant verification's address).
+        { lat: 37.7929, lon: -122.4177, heading: 90, address: 'Hyde Street, San Francisco, CA' },
+      ],
       [truck, 'speed_kph', '2026-05-04T14:03:00.000Z', kph(31.5)],
       [truck, 'engine_state', '2026-05-04T13:58:40.000Z', 'idle'],
       [truck, 'battery_voltage', '2026-05-04T14:02:30.000Z', 13.9], // 13900 mV

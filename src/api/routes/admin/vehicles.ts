@@ -5,15 +5,24 @@ import { withTransaction, type Pool } from '../../../db/pool.js';
 import { deactivateVehicle, findVehicleCompanyId, listCompanyVehicles } from '../../../db/vehicles.js';
 import { notFound } from '../../../errors.js';
 import { createVehicle, patchVehicle } from '../../../vehicles/vehicle-admin.js';
+import { transferVehicle } from '../../../vehicles/vehicle-transfer.js';
 import { presentAdminVehicle } from '../../presenters/admin.js';
 import { AdminVehicle, VehicleCreate, VehiclePatch } from '../../schemas/admin.js';
-import { Envelope, PageOnlyQuery, PathId, ok } from '../../schemas/common.js';
+import { Envelope, PageOnlyQuery, PathId, Timestamp, isRecordId, ok } from '../../schemas/common.js';
 import { vehicleAttributes } from './request-mapping.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 
 const VehicleParams = Type.Object({ vehicle_id: PathId });
 
-export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+const VehicleTransfer = Type.Object(
+  {
+    to_company_id: PathId,
+    at: Type.Optional({ ...Timestamp, description: 'When the new company got the vehicle; default now.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Date }> = async (app, deps) => {
   app.post(
     '/companies/:company_id/vehicles',
     {
@@ -91,6 +100,33 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = asy
       const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
       const vehicle = await deactivateVehicle(deps.pool, companyId, vehicleId);
       if (!vehicle) throw notFound('vehicle');
+      return ok(presentAdminVehicle(vehicle));
+    },
+  );
+
+  app.post(
+    '/vehicles/:vehicle_id/transfer',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Move a vehicle to another company (its history stays with the VIN)',
+        description:
+          'Ends the current ownership and starts the new one at `at`; the provider connection, home location and ' +
+          "the old company's monitoring subscriptions of the vehicle are let go. 409 while the vehicle has an open run.",
+        security: adminSecurity,
+        params: VehicleParams,
+        body: VehicleTransfer,
+        response: { 200: Envelope(AdminVehicle), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const vehicleId = request.params.vehicle_id;
+      const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
+      const { to_company_id: toCompanyId, at } = request.body;
+      if (!isRecordId(toCompanyId)) throw notFound('company');
+      const vehicle = await withTransaction(deps.pool, (tx) =>
+        transferVehicle(tx, companyId, vehicleId, toCompanyId, at === undefined ? null : new Date(at), deps.now()),
+      );
       return ok(presentAdminVehicle(vehicle));
     },
   );

@@ -1,0 +1,72 @@
+/**
+ * POST /v1/history/report (spec/001, DESIGN §11; docs/history-report.md): the report of any VIN
+ * some company's vehicle has, across owners, sections by tier. JSON in the envelope, or a PDF when
+ * `format` is "pdf" or the request accepts application/pdf (streamed). Paid and metered per
+ * successful answer; an Idempotency-Key makes a retry return the same bytes unbilled.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Pool } from '../../db/pool.js';
+import { notFound } from '../../errors.js';
+import { buildHistoryReport } from '../../history/build-report.js';
+import { renderHistoryReportPdf } from '../../history/pdf/render.js';
+import type { Logger } from '../../log.js';
+import { answerPaidCall, PaidHeaders } from '../paid-call.js';
+import { Envelope, ErrorEnvelope, authErrorResponses } from '../schemas/common.js';
+import { HistoryReport, HistoryReportRequest } from '../schemas/history.js';
+import { requireValidVin } from '../vin.js';
+
+/** `format` decides when given; otherwise an Accept that names application/pdf (and not JSON first) does. */
+function wantsPdf(format: 'json' | 'pdf' | undefined, request: FastifyRequest): boolean {
+  if (format) return format === 'pdf';
+  const accept = request.headers.accept ?? '';
+  const pdf = accept.indexOf('application/pdf');
+  const json = accept.indexOf('application/json');
+  return pdf !== -1 && (json === -1 || pdf < json);
+}
+
+export const historyReportRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: Logger; now: () => Date }> = async (
+  app,
+  deps,
+) => {
+  app.post(
+    '/history/report',
+    {
+      schema: {
+        tags: ['History report'],
+        summary: 'The history report of a VIN: JSON, or PDF with format "pdf" or Accept: application/pdf',
+        description:
+          'Tiers basic, standard, comprehensive, lifetime (sections and data range: docs/history-report.md). ' +
+          'Billed per successful answer (docs/pricing.md). 400 names the VIN rule that failed in details.rule; ' +
+          '404 when no vehicle has the VIN. The PDF answer is application/pdf, streamed.',
+        security: [{ bearerAuth: [] }],
+        headers: PaidHeaders,
+        body: HistoryReportRequest,
+        response: {
+          200: Envelope(HistoryReport),
+          400: ErrorEnvelope,
+          404: ErrorEnvelope,
+          409: ErrorEnvelope,
+          422: ErrorEnvelope,
+          ...authErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const vin = requireValidVin(request.body.vin);
+      const tier = request.body.tier ?? 'basic';
+      const pdf = wantsPdf(request.body.format, request);
+      return answerPaidCall(deps, request, reply, {
+        product: 'history_report',
+        tier,
+        fingerprint: { vin, tier, format: pdf ? 'pdf' : 'json' },
+        work: async () => {
+          const report = await buildHistoryReport(deps.pool, { vin, tier, reportId: randomUUID(), now: deps.now() });
+          if (!report) throw notFound('vehicle with this VIN');
+          return pdf ? { kind: 'pdf', stream: renderHistoryReportPdf(report) } : { kind: 'json', data: report };
+        },
+      });
+    },
+  );
+};

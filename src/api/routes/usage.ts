@@ -1,0 +1,35 @@
+/**
+ * GET /v1/usage?month=YYYY-MM (DESIGN §11; docs/pricing.md): what the caller's company used and
+ * owes in a UTC month, priced with the graduated discounts. A month after the current one has no
+ * usage yet and is refused.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Pool } from '../../db/pool.js';
+import { invalidRequest } from '../../errors.js';
+import { monthOf } from '../../usage/months.js';
+import { loadUsageReport } from '../../usage/usage-report.js';
+import { Envelope, ErrorEnvelope, authErrorResponses, ok } from '../schemas/common.js';
+import { Usage, UsageQuery } from '../schemas/usage.js';
+
+export const usageRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Date }> = async (app, deps) => {
+  app.get(
+    '/usage',
+    {
+      schema: {
+        tags: ['Usage'],
+        summary: "Your company's usage and charges in a month, with discounts and a month-end projection",
+        security: [{ bearerAuth: [] }],
+        querystring: UsageQuery,
+        response: { 200: Envelope(Usage), 400: ErrorEnvelope, ...authErrorResponses },
+      },
+    },
+    async (request) => {
+      const now = deps.now();
+      const current = monthOf(now);
+      const month = request.query.month ?? current;
+      // YYYY-MM strings order like the months they name.
+      if (month > current) throw invalidRequest([{ field: 'month', message: 'is after the current month' }]);
+      return ok(await loadUsageReport(deps.pool, request.principal.companyId, month, now));
+    },
+  );
+};

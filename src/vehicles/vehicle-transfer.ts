@@ -1,0 +1,58 @@
+/**
+ * POST /admin/v1/vehicles/:id/transfer (DESIGN §5): the vehicle moves to another company at `at`
+ * (default now). The old span of vehicle_ownerships ends and a new one starts at the same instant;
+ * the vehicle's readings, rollups and service records stay with it (the history report follows
+ * the VIN). What tied the vehicle to the old company is let go (db/ownership.ts), and the old
+ * company's monitoring subscriptions on it end. An open run belongs to the old company's work, so
+ * it must be completed or dismissed first.
+ */
+import type { VehicleRecord } from '../domain/vehicle.js';
+import { findCompany } from '../db/companies.js';
+import {
+  endOwnership,
+  endVehicleSubscriptions,
+  lockCurrentOwnership,
+  moveVehicleToCompany,
+  startOwnership,
+} from '../db/ownership.js';
+import type { PoolClient } from '../db/pool.js';
+import { lockOpenRunOfVehicle } from '../db/runs.js';
+import { findVehicle, lockVehicle } from '../db/vehicles.js';
+import { AppError, invalidRequest, notFound } from '../errors.js';
+
+export async function transferVehicle(
+  tx: PoolClient,
+  fromCompanyId: string,
+  vehicleId: string,
+  toCompanyId: string,
+  at: Date | null,
+  now: Date,
+): Promise<VehicleRecord> {
+  const vehicle = await lockVehicle(tx, fromCompanyId, vehicleId);
+  if (!vehicle) throw notFound('vehicle');
+  if (!(await findCompany(tx, toCompanyId))) throw notFound('company');
+  if (toCompanyId === fromCompanyId) {
+    throw new AppError('INVALID_STATE_TRANSITION', 'the vehicle already belongs to this company');
+  }
+  if (await lockOpenRunOfVehicle(tx, vehicleId)) {
+    throw new AppError('INVALID_STATE_TRANSITION', 'the vehicle has an open run: complete or dismiss it first');
+  }
+  const when = at ?? now;
+  if (when.getTime() > now.getTime()) throw invalidRequest([{ field: 'at', message: 'must not be in the future' }]);
+  const current = await lockCurrentOwnership(tx, vehicleId);
+  // A vehicle row written without its span (not through insertVehicle) was held since its creation.
+  if (!current) await startOwnership(tx, vehicleId, fromCompanyId, vehicle.createdAt);
+  if (current && when.getTime() < current.startedAt.getTime()) {
+    throw invalidRequest([
+      {
+        field: 'at',
+        message: `must not be before the current owner got the vehicle (${current.startedAt.toISOString()})`,
+      },
+    ]);
+  }
+  await endOwnership(tx, vehicleId, when);
+  await startOwnership(tx, vehicleId, toCompanyId, when);
+  await moveVehicleToCompany(tx, vehicleId, toCompanyId);
+  await endVehicleSubscriptions(tx, vehicleId, fromCompanyId);
+  return (await findVehicle(tx, toCompanyId, vehicleId))!;
+}
