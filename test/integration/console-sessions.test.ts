@@ -138,6 +138,15 @@ describe('console sessions', () => {
     expect((await page(idle)).statusCode).toBe(303);
   });
 
+  it('signing in again from the same browser gives a new token and ends the previous session', async () => {
+    await createUser('again@example.test');
+    const first = cookieOf(await signIn('again@example.test'));
+    const second = cookieOf(await signIn('again@example.test', { cookie: first }));
+    expect(second).not.toBe(first);
+    expect((await page(first)).statusCode).toBe(303);
+    expect((await page(second)).statusCode).toBe(200);
+  });
+
   it('disabling a user ends their sessions at once and refuses their sign-in', async () => {
     const user = await createUser('gone@example.test');
     const cookie = cookieOf(await signIn('gone@example.test'));

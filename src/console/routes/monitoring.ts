@@ -10,7 +10,7 @@ import {
   type MonitoringDeliveryStatus,
 } from '../../db/monitoring-deliveries.js';
 import { findMonitoringSubscription, listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
-import { listActiveVehicles } from '../../db/vehicles.js';
+import { listVehicleLabels } from '../../db/vehicles.js';
 import { notFound } from '../../errors.js';
 import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
 import type { ConsoleDeps } from '../plugin.js';
@@ -46,15 +46,18 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
 
   async function render(request: FastifyRequest, status: MonitoringDeliveryStatus | null, notice: string | null) {
     const { companyId } = request.consoleSession;
-    const [subscriptions, vehicles] = await Promise.all([
-      listMonitoringSubscriptions(deps.pool, companyId, { deleted: false, vehicleId: null }, subscriptionsShown, 0),
-      listActiveVehicles(deps.pool, companyId, { updatedSince: null, limit: 10_000, offset: 0 }),
-    ]);
-    const names = new Map(vehicles.map((v) => [v.id, v.name ?? v.licensePlate ?? v.vin ?? v.id]));
+    const subscriptions = await listMonitoringSubscriptions(
+      deps.pool,
+      companyId,
+      { deleted: false, vehicleId: null },
+      subscriptionsShown,
+      0,
+    );
+    const names = await listVehicleLabels(deps.pool, companyId, [...new Set(subscriptions.map((s) => s.vehicleId))]);
     const entries = await Promise.all(
       subscriptions.map(async (subscription) => ({
         subscription,
-        vehicleName: names.get(subscription.vehicleId) ?? 'Inactive vehicle',
+        vehicleName: names.get(subscription.vehicleId) ?? subscription.vehicleId,
         deliveries: await deliveriesOf(companyId, subscription.id, status),
         health: await loadEndpointHealth(deps.pool, subscription.id),
       })),

@@ -74,6 +74,9 @@ export const signInPages: FastifyPluginAsyncTypebox<{
         .send(signInPage({ email, error: 'Wrong email or password.' }));
     }
     const now = deps.now();
+    // A new token at every sign-in (no session fixation); the browser's previous session ends.
+    const previous = sessionTokenFrom(request);
+    if (previous) await deleteConsoleSession(deps.pool, hashSessionToken(previous));
     await deleteExpiredConsoleSessions(deps.pool, user.id, deps.lifetime, now);
     const session = newSessionToken();
     await insertConsoleSession(deps.pool, user.id, session.hash, newCsrfToken(), now);
