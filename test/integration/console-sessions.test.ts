@@ -204,4 +204,90 @@ describe('console sessions', () => {
     });
     expect(referer.statusCode).toBe(303);
   });
+
+  it('answers hostile requests with a refusal, never a 5xx: HTML pages with an alert, 401/404 envelopes for data calls', async () => {
+    await createUser('hostile@example.test');
+    const cookie = cookieOf(await signIn('hostile@example.test'));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await page(cookie)).body)![1]!;
+    const form = (fields: Record<string, string | string[]>) => {
+      const body = new URLSearchParams();
+      for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
+      return body.toString();
+    };
+    const headers = { host: 'console.test', origin, cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    const requests: Array<{ method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: string }> =
+      [
+        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: csrf, name: 'x'.repeat(5000) }) },
+        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: [csrf, csrf], name: 'a' }) },
+        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: csrf, extra: 'field' }) },
+        {
+          method: 'POST',
+          url: '/console/api-keys',
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: '{}',
+        },
+        {
+          method: 'POST',
+          url: '/console/api-keys',
+          headers: { ...headers, 'content-type': 'text/plain' },
+          payload: 'x',
+        },
+        {
+          method: 'POST',
+          url: '/console/webhooks',
+          headers,
+          payload: form({ _csrf: csrf, url: 'http://169.254.169.254/', events: 'run.created' }),
+        },
+        {
+          method: 'POST',
+          url: '/console/webhooks',
+          headers,
+          payload: form({ _csrf: csrf, url: 'https://a.test', events: ['x'.repeat(60)] }),
+        },
+        {
+          method: 'POST',
+          url: '/console/webhooks',
+          headers,
+          payload: form({ _csrf: csrf, url: 'https://a.test', events: 'run.nope' }),
+        },
+        { method: 'POST', url: '/console/webhooks/not-an-id/test', headers, payload: form({ _csrf: csrf }) },
+        { method: 'POST', url: '/console/monitoring/deliveries/%00/retry', headers, payload: form({ _csrf: csrf }) },
+        {
+          method: 'POST',
+          url: '/console/api-keys/00000000-0000-4000-8000-000000000000/revoke',
+          headers,
+          payload: form({ _csrf: csrf }),
+        },
+        { method: 'GET', url: '/console/vehicles/%ED%A0%80', headers: { host: 'console.test', cookie } },
+        { method: 'GET', url: '/console/monitoring?status=exploded', headers: { host: 'console.test', cookie } },
+        { method: 'GET', url: '/console/usage?month=2026-13', headers: { host: 'console.test', cookie } },
+        { method: 'GET', url: '/console/usage?month=%00', headers: { host: 'console.test', cookie } },
+        {
+          method: 'GET',
+          url: '/console/vehicles',
+          headers: { host: 'console.test', cookie: 'fleet_console=%ZZ; x=;;' },
+        },
+        {
+          method: 'GET',
+          url: '/console/webhooks/x/deliveries',
+          headers: { host: 'console.test', cookie: 'fleet_console=' },
+        },
+      ];
+    for (const request of requests) {
+      const response = await t.app.inject(request);
+      const what = `${request.method} ${request.url} ${request.payload?.slice(0, 80) ?? ''}`;
+      expect(response.statusCode, what).toBeLessThan(500);
+      expect(response.headers['x-request-id'], what).toBeDefined();
+      if (response.statusCode >= 400) {
+        const html = String(response.headers['content-type']).startsWith('text/html');
+        if (html) expect(response.body, what).toContain('role="alert"');
+        else expect(response.json().success, what).toBe(false);
+      }
+    }
+    // None of it created anything.
+    const keys = await t.pool.query(
+      `SELECT count(*)::int AS n FROM api_keys k JOIN console_users u ON u.company_id = k.company_id WHERE u.email = 'hostile@example.test'`,
+    );
+    expect(keys.rows[0].n).toBe(1);
+  });
 });
