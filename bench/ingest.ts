@@ -4,7 +4,7 @@
  *   latest vehicle state, with the API and the worker as separate processes;
  * - the ceiling: the same reading rows COPYed (10k-row batches) into an identical bare table.
  * Prints readings/s for both and their ratio, push-to-visible latency p50/p99, and the memory of
- * each process as the volume grows. Target: end-to-end ≥ 0.3 × COPY, memory flat.
+ * each process as the volume grows. Target (issue 12): end-to-end ≥ 0.35 × COPY, memory flat.
  */
 import { readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -83,7 +83,7 @@ export async function seed(pool: Pool, secret: string): Promise<{ connectionId: 
 }
 
 /** Resident memory of a process in MiB, and its peak so far, from /proc. */
-function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
@@ -242,7 +242,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         },
       ],
     );
-    console.log(`ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ 0.3: ${ratio >= 0.3 ? 'met' : 'missed'})`);
+    console.log(`ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ 0.35: ${ratio >= 0.35 ? 'met' : 'missed'})`);
     console.log(`all pushes accepted in ${pushSeconds.toFixed(1)} s (the worker then drains the backlog)`);
     console.log(
       `push-to-visible latency at 50 % of max rate: p50 ${percentile(unloaded.latencies, 50)} ms, p99 ${percentile(unloaded.latencies, 99)} ms`,
@@ -271,7 +271,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
       },
       memory,
-      target: ratio >= 0.3 ? 'met' : 'missed',
+      target: ratio >= 0.35 ? 'met' : 'missed',
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));

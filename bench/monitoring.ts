@@ -12,15 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Pool } from '../src/db/pool.js';
 import { monitoringKinds } from '../src/monitoring/kinds.js';
 import { requestMonitoringLanes } from '../src/monitoring/lanes.js';
 import { Queues } from '../src/queue/queues.js';
 import { encryptSecret } from '../src/security/secrets.js';
 import { signMonitoringBody } from '../src/webhooks/sign.js';
-import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
-import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+import { benchFleet, generateBatches, memoryOf, pushBatch, pushConcurrency, seed } from './ingest.js';
+import { createRedis } from '../src/queue/connection.js';
+import { benchConfig, benchLog, freshDatabase, printTable, startService, type Service } from './support.js';
 
 const apiPort = 3931;
 const workerPort = 3932;
@@ -80,16 +80,23 @@ async function ingestRate(readings: number, monitored: boolean) {
     ADMIN_TOKEN: '',
   };
   const services: Service[] = [];
-  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const redis = createRedis(benchConfig, 'worker', benchLog);
   const healthQueue = new Queue('health', { connection: redis, prefix });
   try {
     services.push(await startService('server/main.js', ['api'], env, apiPort, '/readyz'));
     services.push(await startService('server/main.js', ['worker', 'ingest', 'health'], env, workerPort, '/readyz'));
     const started = Date.now();
     let next = 0;
+    // The worker's resident memory after each tenth of the pushes: flat, or growing with the volume.
+    const workerPid = services[1]!.process.pid!;
+    const memoryMiB: number[] = [];
     await Promise.all(
       Array.from({ length: pushConcurrency }, async () => {
-        while (next < batches.length) await pushBatch(services[0]!.url, connectionId, pushSecret, batches[next++]!);
+        while (next < batches.length) {
+          const index = next++;
+          await pushBatch(services[0]!.url, connectionId, pushSecret, batches[index]!);
+          if ((index + 1) % Math.ceil(batches.length / 10) === 0) memoryMiB.push(memoryOf(workerPid).rssMiB);
+        }
       }),
     );
     for (;;) {
@@ -105,10 +112,12 @@ async function ingestRate(readings: number, monitored: boolean) {
     const events = await pool.query<{ kind: string; n: number }>(
       `SELECT kind, count(*)::int AS n FROM monitoring_events GROUP BY kind ORDER BY n DESC`,
     );
+    const { rssMiB, peakMiB } = memoryOf(workerPid);
     return {
       samples,
       seconds,
       rate: Math.round(samples / seconds),
+      workerMemory: { afterEachTenthMiB: [...memoryMiB, rssMiB], peakMiB },
       eventsByKind: Object.fromEntries(events.rows.map((r) => [r.kind, r.n])),
     };
   } finally {
@@ -228,7 +237,7 @@ async function seedBacklog(pool: Pool, count: number): Promise<Array<{ subscript
 async function deliveryRates(events: number) {
   const { url: databaseUrl, pool } = await freshDatabase('monitoring_delivery');
   const prefix = `{benchmd${Date.now()}}`;
-  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const redis = createRedis(benchConfig, 'worker', benchLog);
   const queues = new Queues(redis, prefix);
   const services: Service[] = [];
   try {
@@ -316,6 +325,11 @@ export async function benchMonitoring(args: string[]): Promise<Record<string, un
   ]);
   console.log(
     `ratio on / off: ${detectionRatio.toFixed(3)} (target ≥ 0.7: ${detectionRatio >= 0.7 ? 'met' : 'missed'})`,
+  );
+  const memory = (run: typeof on) =>
+    `${run.workerMemory.afterEachTenthMiB[0]} → ${run.workerMemory.afterEachTenthMiB.at(-1)} MiB (peak ${run.workerMemory.peakMiB})`;
+  console.log(
+    `worker memory from the first tenth of the pushes to the end (--readings 1000000: 100k → 1M): off ${memory(off)}, on ${memory(on)}`,
   );
   console.log(
     `events detected: ${

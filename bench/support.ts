@@ -13,7 +13,7 @@ import { projectRoot } from '../src/paths.js';
 import { generateApiKey } from '../src/security/api-keys.js';
 
 export const benchConfig = loadConfig();
-const log = createLogger('warn', 'bench');
+export const benchLog = createLogger('warn', 'bench');
 
 /** A fresh, migrated database named after the bench, on the configured server. */
 export async function freshDatabase(name: string): Promise<{ url: string; pool: Pool }> {
@@ -26,8 +26,8 @@ export async function freshDatabase(name: string): Promise<{ url: string; pool: 
   await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(`fleet_bench_${name}`)} WITH (FORCE)`);
   await client.end();
   await ensureDatabase(url.toString());
-  const pool = createPool(url.toString(), 4, log);
-  await migrate(pool, log);
+  const pool = createPool(url.toString(), 4, benchLog);
+  await migrate(pool, benchLog);
   await ensureReadingPartitions(pool, new Date());
   return { url: url.toString(), pool };
 }

@@ -11,7 +11,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { Redis } from 'ioredis';
 import { withTransaction, type Pool } from '../src/db/pool.js';
 import { insertSubscription, insertWebhookEvents } from '../src/db/webhooks.js';
 import { insertVehicle } from '../src/db/vehicles.js';
@@ -23,7 +22,8 @@ import { webhookRunOf } from '../src/webhooks/outbox.js';
 import { requestRelay } from '../src/webhooks/queue.js';
 import { signCoreBody } from '../src/webhooks/sign.js';
 import { webhookEnvelopeBytes, type WebhookRun } from '../src/webhooks/webhook-run.js';
-import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+import { createRedis } from '../src/queue/connection.js';
+import { benchConfig, benchLog, freshDatabase, printTable, startService, type Service } from './support.js';
 
 const receiverPort = 3921;
 const workerPort = 3922;
@@ -176,7 +176,7 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
   const count = flag >= 0 ? Number(args[flag + 1]) : 100_000;
   const { url: databaseUrl, pool } = await freshDatabase('webhooks');
   const prefix = `{bench${Date.now()}}`;
-  const redis = new Redis(benchConfig.redisUrl, { maxRetriesPerRequest: null });
+  const redis = createRedis(benchConfig, 'worker', benchLog);
   const queues = new Queues(redis, prefix);
   const services: Service[] = [];
   try {

@@ -7,11 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSimulatedFleet, signSimulatedBody } from '../providers/simulator.js';
+import { createSimulatedFleet, signSimulatedBody, type SimulatedReading } from '../providers/simulator.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { closeOnSignals, startService } from './service.js';
-import { verifyServiceSignature } from '../src/webhooks/verify.js';
+import { verifyMonitoringSignature, verifyServiceSignature } from '../src/webhooks/verify.js';
+import { monitoringKinds } from '../src/monitoring/kinds.js';
 
 const base = loadConfig();
 // The demo's receiver listens on loopback, which the SSRF guard refuses unless allowed.
@@ -53,11 +54,37 @@ await call('POST', `/admin/v1/companies/${company.id}/users`, operator, { ...con
 
 // A receiver as an integrator would write one: raw body, signature checked before parsing.
 let signingSecret = '';
+let monitoringSecret = '';
+/** Monitoring events (spec/001) arrive on /monitoring, signed `X-Service-Signature: sha256=<hex>`. */
+function receiveMonitoringEvent(body: Buffer, signature: string | undefined): number {
+  const verified = verifyMonitoringSignature(signature, body, monitoringSecret);
+  if (!verified.ok) {
+    console.log(`monitoring event refused: signature ${verified.reason}`);
+    return 401;
+  }
+  const event = JSON.parse(body.toString('utf8')) as {
+    event: string;
+    event_id: string;
+    severity: string;
+    occurred_at: string;
+    details: { description: string };
+  };
+  console.log(
+    `monitoring ${event.event} ${event.severity} (X-Service-Signature verified) at ${event.occurred_at}: ${event.details.description} event_id ${event.event_id}`,
+  );
+  return 204;
+}
 const receiver = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     const body = Buffer.concat(chunks);
+    if (request.url === '/monitoring') {
+      response
+        .writeHead(receiveMonitoringEvent(body, request.headers['x-service-signature'] as string | undefined))
+        .end();
+      return;
+    }
     const verified = verifyServiceSignature(
       request.headers['service-signature'] as string | undefined,
       body,
@@ -83,6 +110,7 @@ const receiver = createServer((request, response) => {
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 receiver.unref();
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+const monitoringUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/monitoring`;
 const subscription = await call('POST', '/api/v1/webhook-subscriptions', integrator, {
   url: receiverUrl,
   events: [
@@ -149,8 +177,10 @@ for (const v of fleet.vehicles) {
     }),
   );
 }
+let lastTick: { readings: SimulatedReading[] } = { readings: [] };
 const pushTick = async () => {
-  const body = JSON.stringify(fleet.tick(tickSeconds).payload);
+  lastTick = fleet.tick(tickSeconds).payload;
+  const body = JSON.stringify(lastTick);
   await fetch(simulatorConnection.ingest_url, {
     method: 'POST',
     headers: {
@@ -163,6 +193,42 @@ const pushTick = async () => {
 await pushTick();
 setInterval(() => void pushTick(), tickSeconds * 1000).unref();
 const truck = simulated[0]!;
+
+// Monitoring (spec/001): a simulated vehicle on shift now (the first one when all are parked),
+// subscribed to all 20 kinds. A speed limit of 100 km/h, a depot geofence, an oil change due
+// within 500 mi (at once) and a mileage threshold just ahead make most kinds show up within
+// minutes of driving; the simulator produces the rest now and then.
+const onShiftId = lastTick.readings.find((r) => r.signals.engine_state !== 'off')?.vehicle;
+const monitored = simulated[fleet.vehicles.findIndex((v) => v.providerVehicleId === onShiftId)] ?? simulated[0]!;
+await call('POST', '/v1/geofences', integrator, {
+  name: 'Chicago depot',
+  area: { type: 'Circle', center: { lat: 41.8781, lon: -87.6298 }, radius_m: 3000 },
+});
+// The first push is being ingested: wait (a few seconds at most) for the vehicle's odometer.
+let truckMiles: number | null = null;
+for (let tries = 0; tries < 50 && truckMiles === null; tries++) {
+  const miles = (await call('GET', `/api/v1/vehicles/${monitored.id}`, integrator)).signals?.odometer?.miles;
+  if (typeof miles === 'number') truckMiles = miles;
+  else await new Promise((resolve) => setTimeout(resolve, 200));
+}
+if (truckMiles !== null) {
+  await call('POST', `/admin/v1/vehicles/${monitored.id}/service-entries`, operator, {
+    type: 'oil_change',
+    performed_at: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+    odometer_miles: Math.max(0, Math.round(truckMiles) - 4501),
+  });
+}
+const monitoring = await call('POST', '/v1/runs/subscribe', integrator, {
+  vehicle_id: monitored.id,
+  webhook_url: monitoringUrl,
+  tier: 'premium',
+  events: monitoringKinds,
+  options: {
+    speed_limit_kph: 100,
+    ...(truckMiles !== null ? { mileage_threshold_miles: Math.round(truckMiles) + 2 } : {}),
+  },
+});
+monitoringSecret = monitoring.signing_secret;
 const { run } = await call('POST', `/admin/v1/companies/${company.id}/service-requests`, operator, {
   vehicle_id: van.id,
   title: 'Oil change and brake check',
@@ -204,7 +270,14 @@ Try:
   curl -s ${auth} -X POST ${origin}/api/v1/webhook-subscriptions/${subscription.id}/test    # the receiver prints webhook.test
   curl -s ${auth} ${origin}/api/v1/webhook-subscriptions/${subscription.id}/deliveries      # every attempt, recorded
 
-Webhook receiver: ${receiverUrl} prints each delivery below once its Service-Signature is verified.
+Monitoring: ${monitored.name} is subscribed to all 20 event kinds (subscription ${monitoring.id}).
+  curl -s ${auth} ${origin}/v1/subscriptions/${monitoring.id}                  # with endpoint health
+  curl -s ${auth} '${origin}/v1/subscriptions/${monitoring.id}/deliveries?limit=5'
+  curl -s ${auth} -X POST -H 'Content-Type: application/json' -d '{"since": "${new Date(Date.now() - 3_600_000).toISOString()}"}' ${origin}/v1/subscriptions/${monitoring.id}/dry-run
+  curl -s ${auth} -X POST ${origin}/v1/deliveries/<delivery_id>/retry           # one more attempt now
+
+Webhook receiver: ${receiverUrl} prints each delivery below once its Service-Signature is verified,
+and ${monitoringUrl} each monitoring event once its X-Service-Signature is verified.
 
 API reference: ${origin}/docs   OpenAPI: ${origin}/openapi.json   Metrics: ${origin}/metrics
 `);

@@ -72,14 +72,14 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
       return recovered;
     },
     'webhooks.monitoring-lane': async (lane) => {
-      const outcomes = await deliverMonitoringLane(lane);
+      const { outcomes, deferred } = await deliverMonitoringLane(lane);
       for (const outcome of outcomes) {
         const result = outcome.succeeded ? 'succeeded' : 'failed';
         deps.metrics.webhookDeliveries.inc({ kind: 'monitoring', outcome: result });
         deps.metrics.monitoringAttempts.inc({ trigger: outcome.trigger, outcome: result });
         deps.metrics.webhookAttemptDuration.observe({ kind: 'monitoring' }, outcome.durationMs / 1000);
       }
-      return { sent: outcomes.length, succeeded: outcomes.filter((o) => o.succeeded).length };
+      return { sent: outcomes.length, succeeded: outcomes.filter((o) => o.succeeded).length, deferred };
     },
     'webhooks.monitoring-recover': async () => {
       const swept = await sweepMonitoringDeliveries({

@@ -20,6 +20,7 @@ import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
 import { ApiKeyCache } from './api-key-cache.js';
+import { KeyRateLimiter } from './key-rate-limiter.js';
 import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
@@ -137,20 +138,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     subscriber.disconnect();
   });
 
+  const vehicleCache = new VehicleJsonCache(deps.config.vehicleCacheEntries);
   // Both public bases share one authentication (one failed-auth count per address) and one rate
   // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
-  const vehicleCache = new VehicleJsonCache(deps.config.vehicleCacheEntries);
   const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
+  const rateLimiter = new KeyRateLimiter(deps.redis, deps.config.redisPrefix, deps.config.rateLimitPerMinute, deps.log);
+  app.addHook('onClose', () => rateLimiter.close());
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
+    api.addHook('preHandler', async (request, reply) => {
+      const decision = rateLimiter.take(request.principal.keyId, Date.now());
+      reply.header('x-ratelimit-limit', decision.limit);
+      reply.header('x-ratelimit-remaining', decision.remaining);
+      reply.header('x-ratelimit-reset', decision.resetSeconds);
+      if (!decision.allowed) throw rateLimited(decision.resetSeconds);
+    });
+    // Not the per-key limit (above): the store of the routes' own limits (Send test), in Redis.
     await api.register(rateLimit, {
-      hook: 'preHandler',
-      max: deps.config.rateLimitPerMinute,
-      timeWindow: 60_000,
+      global: false,
       redis: deps.redis,
       nameSpace: `${deps.config.redisPrefix}:ratelimit:`,
-      keyGenerator: (request) => request.principal.keyId,
-      // Reads keep working when Redis is down; the limit is a guard, not a correctness property.
       skipOnError: true,
       errorResponseBuilder: (_request, context) => rateLimited(context.ttl / 1000),
     });

@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { StoredAnswer } from '../db/idempotency.js';
 import type { Pool } from '../db/pool.js';
 import type { MeteredProduct } from '../db/usage.js';
@@ -30,9 +30,25 @@ export const PaidHeaders = Type.Object({
   ),
 });
 
-export const paidResponseHeaders = {
-  'idempotent-replayed': 'true on an answer replayed for a repeated Idempotency-Key',
-};
+/**
+ * The 200 answer of a paid route, by content type (a replay sends stored bytes, so the JSON is
+ * serialized with the `application/json` schema before it is stored).
+ */
+export function paidAnswer<T extends TSchema>(json: T, pdf: boolean) {
+  return {
+    description: 'The answer; a replay for a repeated Idempotency-Key carries Idempotent-Replayed: true.',
+    content: {
+      'application/json': { schema: json },
+      ...(pdf
+        ? {
+            'application/pdf': {
+              schema: Type.String({ format: 'binary', description: 'The report as a PDF, streamed.' }),
+            },
+          }
+        : {}),
+    },
+  };
+}
 
 export type PaidWork = { kind: 'json'; data: unknown } | { kind: 'pdf'; stream: Readable };
 
@@ -99,7 +115,7 @@ export async function answerPaidCall(
   try {
     const work = await call.work();
     if (work.kind === 'json') {
-      const body = Buffer.from(reply.serialize(ok(work.data)) as string);
+      const body = Buffer.from(reply.serializeInput(ok(work.data), '200', 'application/json') as string);
       outcome = { answer: { statusCode: 200, contentType: jsonType, body } };
       await bill(outcome.answer);
     } else if (scope) {

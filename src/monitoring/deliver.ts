@@ -17,7 +17,7 @@ import type { Logger } from '../log.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { decryptSecret } from '../security/secrets.js';
-import { laneTurnMs } from '../webhooks/deliver-core.js';
+import { deferMs, lanesPerCompany, laneTurnMs } from '../webhooks/deliver-core.js';
 import { deliverOnce, storableText, type DeliveryOptions, type DeliveryResult } from '../webhooks/http-client.js';
 import { signMonitoringBody } from '../webhooks/sign.js';
 import { allowsPlainHttp } from '../webhooks/ssrf.js';
@@ -37,6 +37,12 @@ export interface MonitoringDeliveryDeps {
   log: Pick<Logger, 'warn'>;
   /** Tests inject a resolver to point hostnames at chosen addresses; production uses DNS. */
   resolve?: DeliveryOptions['resolve'];
+}
+
+export interface MonitoringLaneTurn {
+  outcomes: MonitoringAttemptOutcome[];
+  /** The lane's company already held its share of this process's slots: nothing was sent; the lane comes back later. */
+  deferred: boolean;
 }
 
 export interface MonitoringAttemptOutcome {
@@ -120,8 +126,32 @@ export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
     });
   }
 
-  /** One turn of a subscription's lane: sends its due deliveries, a batch at a time, for at most `laneTurnMs`. */
-  return async function deliverMonitoringLane(lane: MonitoringLane): Promise<MonitoringAttemptOutcome[]> {
+  /** Monitoring lanes running in this process, per company (apart from core lanes' count). */
+  const running = new Map<string, number>();
+
+  /**
+   * One turn of a subscription's lane: sends its due deliveries, a batch at a time, for at most
+   * `laneTurnMs`. A company holds at most `lanesPerCompany` of the process's slots with monitoring
+   * lanes (as with core lanes), so a tenant with many dead receivers never holds the slots every
+   * other tenant needs; a lane over the share asks again after `deferMs`.
+   */
+  return async function deliverMonitoringLane(lane: MonitoringLane): Promise<MonitoringLaneTurn> {
+    const held = running.get(lane.companyId) ?? 0;
+    if (held >= lanesPerCompany) {
+      await requestMonitoringLanes(deps.queues, [lane], deferMs);
+      return { outcomes: [], deferred: true };
+    }
+    running.set(lane.companyId, held + 1);
+    try {
+      return { outcomes: await turn(lane), deferred: false };
+    } finally {
+      const left = running.get(lane.companyId)! - 1;
+      if (left === 0) running.delete(lane.companyId);
+      else running.set(lane.companyId, left);
+    }
+  };
+
+  async function turn(lane: MonitoringLane): Promise<MonitoringAttemptOutcome[]> {
     const endsAt = performance.now() + laneTurnMs;
     const outcomes: MonitoringAttemptOutcome[] = [];
     // A lane's deliveries share a subscription, so this decrypts once.
@@ -158,5 +188,5 @@ export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
       );
     }
     return outcomes;
-  };
+  }
 }

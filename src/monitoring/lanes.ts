@@ -8,16 +8,20 @@ import type { Queues } from '../queue/queues.js';
 import type { MonitoringLane } from './detect-stage.js';
 
 /**
- * Asks for a turn of each lane now: one job running and one waiting per subscription at most
- * (BullMQ deduplication), however many deliveries it owes.
+ * Asks for a turn of each lane (now, or after `delayMs`): one job running and one waiting per
+ * subscription at most (BullMQ deduplication), however many deliveries it owes.
  */
-export async function requestMonitoringLanes(queues: Queues, lanes: readonly MonitoringLane[]): Promise<void> {
+export async function requestMonitoringLanes(
+  queues: Queues,
+  lanes: readonly MonitoringLane[],
+  delayMs = 0,
+): Promise<void> {
   const bySubscription = new Map(lanes.map((lane) => [lane.subscriptionId, lane]));
   await queues.addBulk(
     'webhooks.monitoring-lane',
     [...bySubscription.values()].map((lane) => ({
       payload: { subscriptionId: lane.subscriptionId, companyId: lane.companyId },
-      options: { deduplicationId: `monitoring-lane-${lane.subscriptionId}`, keepLastIfActive: true },
+      options: { deduplicationId: `monitoring-lane-${lane.subscriptionId}`, keepLastIfActive: true, delayMs },
     })),
   );
 }

@@ -69,8 +69,8 @@ export const laneTurnMs = 1_000;
  * delivery timeout.
  */
 export const lanesPerCompany = deliverySlotsPerProcess / 4;
-/** How long a lane over its company's share waits before it asks again. */
-const deferMs = 1_000;
+/** How long a lane over its company's share waits before it asks again (core and monitoring lanes). */
+export const deferMs = 1_000;
 
 /**
  * After this long a claimed delivery belongs to a dead worker: its send started when it was

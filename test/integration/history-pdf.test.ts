@@ -158,6 +158,34 @@ describe('history report PDF', () => {
     expect(structure.match(/"Verified"/g)).toHaveLength(1);
   });
 
+  it('never splits a short table or leaves a heading alone at the foot of a page', async () => {
+    const headings = [
+      'Vehicle',
+      'Lifetime metrics',
+      'Odometer integrity',
+      'Service history',
+      'Incidents',
+      'Ownership',
+      'Telematics',
+      'Predictive insights',
+    ];
+    for (const tier of reportTiers) {
+      for (const variant of ['typical', 'flagged', 'empty', 'many_rows'] as const) {
+        const path = await renderToFile(sampleHistoryReport(tier, variant));
+        const pages = Number(info(path)['Pages']);
+        for (let page = 1; page <= pages; page += 1) {
+          const lines = pageText(path, page)
+            .split('\n')
+            .map((line) => line.trim())
+            .filter((line) => line !== '' && !line.startsWith('VIN '));
+          expect(headings, `${tier} ${variant} page ${page}`).not.toContain(lines[lines.length - 1]);
+          const owners = lines.filter((line) => /^Owner \d/.test(line)).length;
+          expect([0, sampleHistoryReport(tier, variant).ownership?.length ?? 0]).toContain(owners);
+        }
+      }
+    }
+  });
+
   it('keeps a very long cell on the page (cut with an ellipsis) and draws years of daily readings', async () => {
     const report = sampleHistoryReport('lifetime', 'flagged');
     report.service_history[0]!.type = 'Brake inspection and cleaning '.repeat(200);

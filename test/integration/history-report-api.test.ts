@@ -107,6 +107,13 @@ describe('PDF', () => {
     expect(await billed(company.id)).toEqual(['standard']);
   });
 
+  it('the OpenAPI document offers both answers', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json();
+    const content = doc.paths['/v1/history/report'].post.responses['200'].content;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/pdf']);
+    expect(content['application/json'].schema.properties.data.properties.odometer_integrity).toBeDefined();
+  });
+
   it('Accept: application/pdf answers a PDF too', async () => {
     const response = await report(buyer.key, { vin }, { accept: 'application/pdf' });
     expect(response.headers['content-type']).toBe('application/pdf');

@@ -819,7 +819,7 @@ describe('tenant isolation', () => {
       webhook_url: hook,
       events: ['oil_change_needed'],
     });
-    await insertDelivery(
+    const foreignDelivery = await insertDelivery(
       t,
       { id: foreignSubscription.id, companyId: other.id, vehicleId: otherVehicle },
       {
@@ -846,12 +846,23 @@ describe('tenant isolation', () => {
       ['DELETE', '/subscriptions/not-a-uuid'],
       ['GET', '/geofences/not-a-uuid'],
       ['DELETE', `/geofences/${uuidOf(6)}`],
+      ['POST', `/deliveries/${foreignDelivery.id}/retry`],
+      ['POST', `/subscriptions/${foreignSubscription.id}/recover`, { since }],
+      ['POST', '/deliveries/not-a-uuid/retry'],
+      ['POST', `/deliveries/${uuidOf(7)}/retry`],
+      ['POST', '/subscriptions/not-a-uuid/recover', { since }],
     ];
     for (const [method, url, body] of calls) {
       const response = await v1(t, method, url, acme.key, body);
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.json().error.code).toBe('NOT_FOUND');
     }
+    // Neither retry nor recover touched the other company's delivery.
+    const untouched = await t.pool.query(
+      `SELECT next_attempt_at, next_trigger FROM monitoring_deliveries WHERE id = $1`,
+      [foreignDelivery.id],
+    );
+    expect(untouched.rows[0]).toEqual({ next_attempt_at: null, next_trigger: 'scheduled' });
     expect(
       (await v1(t, 'GET', '/subscriptions?status=active', acme.key)).json().data.map((s: { id: string }) => s.id),
     ).not.toContain(foreignSubscription.id);

@@ -187,6 +187,71 @@ describe('retries', () => {
     const { rows } = await t.pool.query(`SELECT scheduled_attempts FROM monitoring_deliveries WHERE id = $1`, [d.id]);
     expect(rows[0].scheduled_attempts).toBe(2);
   }, 60_000);
+  it('a retry owed when the subscription is deleted is settled failed (subscription_deleted) and never sent', async () => {
+    receiver.answer('/deleted', { status: 500 });
+    const v = await subscribedVehicle('/deleted');
+    await impact(v.providerVehicleId);
+    await expect.poll(() => requestsTo('/deleted').length, { timeout: 20_000 }).toBe(1);
+    expect((await v1(t, 'DELETE', `/subscriptions/${v.subscriptionId}`, acme.key)).statusCode).toBe(200);
+    await expect.poll(async () => (await deliveries(v.subscriptionId))[0]?.status, { timeout: 20_000 }).toBe('failed');
+    const [delivery] = await deliveries(v.subscriptionId);
+    expect(delivery!.next_attempt_at).toBeNull();
+    expect(delivery!.attempts.at(-1)).toMatchObject({ status_code: null, trigger: 'scheduled' });
+    expect(delivery!.attempts.at(-1)!.error).toMatch(/^subscription_deleted: /);
+    await pause(retryDelaysMs[1]! + 500);
+    expect(requestsTo('/deleted')).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('sharing the worker', () => {
+  it("a company's lanes hold at most its share of a process's slots; another company's delivery goes out meanwhile", async () => {
+    const busy = await t.createCompany('Busy Fleet');
+    receiver.answer('/hang', { status: 200, delayMs: 1_500 });
+    receiver.answer('/calm', { status: 200 });
+    const due = new Date(Date.now() - 1_000);
+    // One more subscription than the company's share (16 of the 64 slots), each with a delivery due.
+    for (let i = 0; i < 17; i++) {
+      const vehicle = await t.createVehicle(busy.id);
+      const response = await v1(t, 'POST', '/runs/subscribe', busy.key, {
+        vehicle_id: vehicle.id,
+        webhook_url: `${receiver.url}/hang`,
+        tier: 'premium',
+        events: ['hard_impact'],
+      });
+      const subscription = { id: response.json().data.id, companyId: busy.id, vehicleId: vehicle.id };
+      await insertDelivery(t, subscription, {
+        kind: 'hard_impact',
+        status: 'pending',
+        createdAt: due,
+        nextAttemptAt: due,
+      });
+    }
+    const calm = await subscribedVehicle('/calm');
+    await insertDelivery(
+      t,
+      { id: calm.subscriptionId, companyId: acme.id, vehicleId: calm.vehicleId },
+      {
+        kind: 'hard_impact',
+        status: 'pending',
+        createdAt: due,
+        nextAttemptAt: due,
+      },
+    );
+    await t.queues.add('webhooks.monitoring-recover', {});
+    await expect.poll(() => requestsTo('/hang').length, { timeout: 30_000 }).toBe(17);
+    const calmAt = requestsTo('/calm')[0]!.at;
+    const hangs = requestsTo('/hang')
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    // The 17th lane waited for the share: the other company's delivery did not.
+    expect(calmAt).toBeLessThan(hangs[16]!);
+    const lanes = await t.queues.queue('webhooks').getCompleted(0, 1_000);
+    expect(
+      lanes.some(
+        (job) => job.name === 'webhooks.monitoring-lane' && job.data.companyId === busy.id && job.returnvalue?.deferred,
+      ),
+    ).toBe(true);
+  }, 60_000);
 });
 
 describe('manual retry and recover', () => {

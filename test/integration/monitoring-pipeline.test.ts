@@ -299,6 +299,23 @@ describe('geofence edges', () => {
       { kind: 'geo_fence_exit', key: depot, occurredAt: at(3100) },
     ]);
   }, 60_000);
+
+  it("a fence created or deleted after the worker cached the company's fences is watched, or dropped, from the next evaluation", async () => {
+    const v = await trackedVehicle();
+    const subscription = await subscribe(v.id, { tier: 'premium', events: ['geo_fence_entry', 'geo_fence_exit'] });
+    await push(v.providerVehicleId, [[3300, { location: { lat: 52.58, lon: 13.4, heading: 0 } }]]);
+    const yard = await v1(t, 'POST', '/geofences', acme.key, {
+      name: 'Yard',
+      area: { type: 'Circle', center: { lat: 52.6, lon: 13.4 }, radius_m: 300 },
+    });
+    expect(yard.statusCode).toBe(201);
+    await push(v.providerVehicleId, [[3320, { location: { lat: 52.6, lon: 13.4, heading: 0 } }]]);
+    expect(await storedKinds(subscription.id)).toEqual(['geo_fence_entry']);
+    expect((await v1(t, 'DELETE', `/geofences/${yard.json().data.id}`, acme.key)).statusCode).toBe(200);
+    // Deleted while the vehicle is inside: dropped without an exit.
+    await push(v.providerVehicleId, [[3340, { location: { lat: 52.62, lon: 13.4, heading: 0 } }]]);
+    expect(await storedKinds(subscription.id)).toEqual(['geo_fence_entry']);
+  }, 60_000);
 });
 
 describe('tiers', () => {

@@ -12,7 +12,7 @@ import { notFound } from '../../errors.js';
 import { buildHistoryReport } from '../../history/build-report.js';
 import { renderHistoryReportPdf } from '../../history/pdf/render.js';
 import type { Logger } from '../../log.js';
-import { answerPaidCall, PaidHeaders } from '../paid-call.js';
+import { answerPaidCall, PaidHeaders, paidAnswer } from '../paid-call.js';
 import { Envelope, ErrorEnvelope, authErrorResponses } from '../schemas/common.js';
 import { HistoryReport, HistoryReportRequest } from '../schemas/history.js';
 import { requireValidVin } from '../vin.js';
@@ -44,7 +44,7 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         headers: PaidHeaders,
         body: HistoryReportRequest,
         response: {
-          200: Envelope(HistoryReport),
+          200: paidAnswer(Envelope(HistoryReport), true),
           400: ErrorEnvelope,
           404: ErrorEnvelope,
           409: ErrorEnvelope,

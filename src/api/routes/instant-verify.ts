@@ -12,7 +12,7 @@ import { findLastMaintenanceAt } from '../../db/verification.js';
 import { notFound } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { buildVerification } from '../../verification/verify.js';
-import { answerPaidCall, PaidHeaders } from '../paid-call.js';
+import { answerPaidCall, PaidHeaders, paidAnswer } from '../paid-call.js';
 import { Envelope, ErrorEnvelope, authErrorResponses } from '../schemas/common.js';
 import { Verification, VerificationRequest } from '../schemas/verification.js';
 import { requireValidVin } from '../vin.js';
@@ -35,7 +35,7 @@ export const instantVerifyRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         headers: PaidHeaders,
         body: VerificationRequest,
         response: {
-          200: Envelope(Verification),
+          200: paidAnswer(Envelope(Verification), false),
           400: ErrorEnvelope,
           404: ErrorEnvelope,
           409: ErrorEnvelope,

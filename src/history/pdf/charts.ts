@@ -36,7 +36,10 @@ const sourceStyles = [
 const flaggedColour = '#c62828';
 
 const chartHeight = 190;
+const maxMonthWidth = 36;
 const legendHeight = 16;
+/** The most a chart takes on the page, legend and gap below included. */
+export const chartSpace = chartHeight + legendHeight + 10;
 const plot = { left: 52, right: 8, top: 8, bottom: 20 };
 
 /** pdfkit (v0.20) places a Figure's layout box from `bbox`; its type declarations do not list it yet. */
@@ -106,11 +109,14 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
   ensureSpace(canvas, height);
   const box = { x: margin.side, y: canvas.y, width: contentWidth, height };
   const sorted = byTime(timeline);
-  const times = sorted.map((reading) => reading.time);
-  const miles = sorted.map((reading) => reading.miles);
   const oneDayMs = 86_400_000;
-  const [minTime, maxTime] = [Math.min(...times), Math.max(...times)];
-  const [minMiles, maxMiles] = [Math.min(...miles), Math.max(...miles)];
+  const [minTime, maxTime] = [sorted[0]!.time, sorted[sorted.length - 1]!.time];
+  // Loops, not Math.min(...array): a lifetime of daily readings can exceed the argument limit.
+  let [minMiles, maxMiles] = [Infinity, -Infinity];
+  for (const reading of sorted) {
+    minMiles = Math.min(minMiles, reading.miles);
+    maxMiles = Math.max(maxMiles, reading.miles);
+  }
   // A single reading (or a flat odometer) still gets a readable axis around it.
   const x = scaleUtc()
     .domain(minTime === maxTime ? [minTime - oneDayMs, maxTime + oneDayMs] : [minTime, maxTime])
@@ -132,10 +138,15 @@ export function drawOdometerChart(canvas: Canvas, parent: PDFKit.PDFStructureEle
       drawYAxis(canvas, y, y.ticks(5), left, right);
       setStyle(canvas, { size: typeSize.small, colour: colour.muted });
       const bottom = box.y + chartHeight - plot.bottom;
+      let previous: { tick: Date; right: number } | undefined;
       for (const tick of x.ticks(6)) {
-        const label = formatTimeTick(tick);
-        const tx = Math.min(Math.max(x(tick) - doc.widthOfString(label) / 2, left), right - doc.widthOfString(label));
+        const label = formatTimeTick(tick, previous?.tick);
+        const width = doc.widthOfString(label);
+        const tx = Math.min(Math.max(x(tick) - width / 2, left), right - width);
+        // A label that would touch the previous one is left out rather than overprinted.
+        if (previous && tx < previous.right + 6) continue;
         doc.text(label, tx, bottom + 5, { lineBreak: false });
+        previous = { tick, right: tx + width };
       }
       for (const source of sources) {
         const readings = sorted.filter((reading) => reading.source === source);
@@ -179,9 +190,12 @@ export function monthlyMileageAlt(monthly: MonthlyMileage): string {
 export function drawMonthlyMileageChart(canvas: Canvas, parent: PDFKit.PDFStructureElement, monthly: MonthlyMileage) {
   ensureSpace(canvas, chartHeight);
   const box = { x: margin.side, y: canvas.y, width: contentWidth, height: chartHeight };
+  // A month never gets more than 36 pt: a few months draw as narrow bars from the left, not slabs.
+  const plotLeft = box.x + plot.left;
+  const plotWidth = Math.min(box.width - plot.left - plot.right, monthly.length * maxMonthWidth);
   const x = scaleBand<string>()
     .domain(monthly.map((month) => month.month))
-    .range([box.x + plot.left, box.x + box.width - plot.right])
+    .range([plotLeft, plotLeft + plotWidth])
     .paddingInner(0.2)
     .paddingOuter(0.1);
   const y = scaleLinear()

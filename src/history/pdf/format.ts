@@ -42,11 +42,17 @@ export function formatMonthTick(month: string, withYear: boolean): string {
   return withYear ? `${name} ${year}` : name;
 }
 
-/** A time axis tick: `2025` on New Year's Day, `Apr 2025` on the first of a month, else the date. */
-export function formatTimeTick(tick: Date): string {
-  if (tick.getUTCDate() !== 1) return formatDate(tick.toISOString());
-  if (tick.getUTCMonth() === 0) return String(tick.getUTCFullYear());
-  return `${monthNames[tick.getUTCMonth()]} ${tick.getUTCFullYear()}`;
+/**
+ * A time axis tick, as short as its neighbour allows: `2025` on New Year's Day; `Apr` on the first
+ * of a month (`Apr 2025` when the previous tick is in another year or there is none); else the day,
+ * `Oct 18` (`Oct 18, 2026` likewise).
+ */
+export function formatTimeTick(tick: Date, previous?: Date): string {
+  const sameYear = previous !== undefined && previous.getUTCFullYear() === tick.getUTCFullYear();
+  const month = monthNames[tick.getUTCMonth()];
+  if (tick.getUTCDate() === 1 && tick.getUTCMonth() === 0) return String(tick.getUTCFullYear());
+  if (tick.getUTCDate() === 1) return sameYear ? `${month}` : `${month} ${tick.getUTCFullYear()}`;
+  return sameYear ? `${month} ${tick.getUTCDate()}` : formatDate(tick.toISOString());
 }
 
 export function formatMiles(miles: number | null): string {

@@ -4,7 +4,7 @@
  * included section without records says so, rather than printing an empty table.
  */
 import { type HistoryReport, type ReportTier, reportTiers } from '../types.js';
-import { drawMonthlyMileageChart, drawOdometerChart } from './charts.js';
+import { chartSpace, drawMonthlyMileageChart, drawOdometerChart } from './charts.js';
 import {
   formatCount,
   formatDate,
@@ -27,7 +27,7 @@ import {
   textHeight,
   typeSize,
 } from './page.js';
-import { drawTable } from './table.js';
+import { drawTable, keepTogetherHeight } from './table.js';
 import { historyVerdict, type VerdictLevel } from './verdict.js';
 
 const verdictColours: Record<VerdictLevel, { ink: string; tint: string }> = {
@@ -53,11 +53,15 @@ function dataRangeText(report: HistoryReport): string {
   return report.data_range.from === null ? `All available, to ${to}` : `${formatDate(report.data_range.from)} to ${to}`;
 }
 
-function section(canvas: Canvas, title: string): PDFKit.PDFStructureElement {
+/** Room kept below a heading: a short table (moved whole to the next page otherwise), or a note. */
+const withTable = keepTogetherHeight;
+const withNote = 30;
+
+/** A tagged section under its heading; the heading moves to the next page unless `keepWith` points fit below it. */
+function section(canvas: Canvas, title: string, keepWith: number): PDFKit.PDFStructureElement {
   const sect = canvas.doc.struct('Sect');
   canvas.root.add(sect);
-  // Keep a heading with at least a few lines of what follows it.
-  ensureSpace(canvas, 70);
+  ensureSpace(canvas, 26 + keepWith);
   block(canvas, sect, 'H2', title, headingStyle, 8);
   return sect;
 }
@@ -178,7 +182,7 @@ export function drawCover(canvas: Canvas, report: HistoryReport): void {
 }
 
 function drawVehicleAndMetrics(canvas: Canvas, report: HistoryReport): void {
-  const vehicle = section(canvas, 'Vehicle');
+  const vehicle = section(canvas, 'Vehicle', withTable);
   const { make, model, year, trim } = report.vehicle;
   drawTable(canvas, vehicle, {
     columns: [
@@ -196,7 +200,7 @@ function drawVehicleAndMetrics(canvas: Canvas, report: HistoryReport): void {
   });
   vehicle.end();
 
-  const metrics = section(canvas, 'Lifetime metrics');
+  const metrics = section(canvas, 'Lifetime metrics', withTable);
   const m = report.lifetime_metrics;
   drawTable(canvas, metrics, {
     columns: [
@@ -231,7 +235,7 @@ const statusTexts: Record<HistoryReport['odometer_integrity']['status'], string>
 };
 
 function drawIntegrity(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Odometer integrity');
+  const sect = section(canvas, 'Odometer integrity', withNote);
   const { status, flags } = report.odometer_integrity;
   block(canvas, sect, 'P', statusTexts[status], bodyStyle, flags.length > 0 ? 8 : 14);
   if (flags.length > 0) {
@@ -254,7 +258,7 @@ function drawIntegrity(canvas: Canvas, report: HistoryReport): void {
 }
 
 function drawServiceHistory(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Service history');
+  const sect = section(canvas, 'Service history', report.service_history.length > 0 ? withTable : withNote);
   if (report.service_history.length === 0) {
     note(canvas, sect, 'No service records in the data range.');
   } else {
@@ -280,7 +284,7 @@ function drawServiceHistory(canvas: Canvas, report: HistoryReport): void {
 }
 
 function drawIncidents(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Incidents');
+  const sect = section(canvas, 'Incidents', report.incidents?.length ? withTable : withNote);
   if (report.incidents === null) notIncluded(canvas, sect, report, 'standard');
   else if (report.incidents.length === 0) note(canvas, sect, 'No incidents recorded in the data range.');
   else {
@@ -305,7 +309,7 @@ function drawIncidents(canvas: Canvas, report: HistoryReport): void {
 }
 
 function drawOwnership(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Ownership');
+  const sect = section(canvas, 'Ownership', report.ownership?.length ? withTable : withNote);
   if (report.ownership === null) notIncluded(canvas, sect, report, 'standard');
   else if (report.ownership.length === 0) note(canvas, sect, 'No ownership records in the data range.');
   else {
@@ -330,19 +334,22 @@ function drawOwnership(canvas: Canvas, report: HistoryReport): void {
 }
 
 function drawTelematics(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Telematics');
   const { telematics } = report;
+  const heading = 20;
+  const firstPart =
+    telematics === null ? withNote : heading + (telematics.odometer_timeline.length > 0 ? chartSpace : withNote);
+  const sect = section(canvas, 'Telematics', firstPart);
   if (telematics === null) {
     notIncluded(canvas, sect, report, 'comprehensive');
     sect.end();
     return;
   }
-  ensureSpace(canvas, 230);
+  ensureSpace(canvas, firstPart);
   block(canvas, sect, 'H3', 'Odometer timeline', subheadingStyle, 6);
   if (telematics.odometer_timeline.length === 0) note(canvas, sect, 'No odometer readings in the data range.');
   else drawOdometerChart(canvas, sect, telematics.odometer_timeline);
 
-  ensureSpace(canvas, 230);
+  ensureSpace(canvas, heading + (telematics.monthly_mileage.length > 0 ? chartSpace : withNote));
   block(canvas, sect, 'H3', 'Monthly mileage', subheadingStyle, 6);
   if (telematics.monthly_mileage.length === 0) note(canvas, sect, 'No mileage recorded in the data range.');
   else {
@@ -390,7 +397,7 @@ export function mileageByYear(
 }
 
 function drawPredictive(canvas: Canvas, report: HistoryReport): void {
-  const sect = section(canvas, 'Predictive insights');
+  const sect = section(canvas, 'Predictive insights', report.predictive_insights ? withTable : withNote);
   const insights = report.predictive_insights;
   if (insights === null) notIncluded(canvas, sect, report, 'lifetime');
   else {

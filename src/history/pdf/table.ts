@@ -40,6 +40,8 @@ const defaultPadX = 5;
 const padY = 4;
 /** A row never outgrows half a page: longer text is cut with an ellipsis rather than spilling past the page. */
 const maxRowHeight = (contentBottom - margin.top) / 2;
+/** Tables up to this height (points) are never split across pages. */
+export const keepTogetherHeight = 160;
 const headerStyle = { size: typeSize.table, bold: true };
 const cellStyle = { size: typeSize.table };
 
@@ -133,7 +135,9 @@ export function drawTable(canvas: Canvas, parent: PDFKit.PDFStructureElement, sp
   );
   const isKey = (index: number) => spec.rowHeaders === true && index === 0;
   const heights = spec.rows.map((cells) => rowHeight(canvas, cells, widths, padX, isKey));
-  ensureSpace(canvas, headerHeight + (heights[0] ?? 0));
+  // A short table stays on one page; a long one starts where at least its first row fits.
+  const totalHeight = headerHeight + heights.reduce((sum, height) => sum + height, 0);
+  ensureSpace(canvas, totalHeight <= keepTogetherHeight ? totalHeight : headerHeight + (heights[0] ?? 0));
 
   const table = doc.struct('Table');
   parent.add(table);

@@ -104,9 +104,13 @@ describe('history report PDF text', () => {
     expect(formatDate('2026-03-04T23:30:00-05:00')).toBe('Mar 5, 2026');
     expect(formatDateTime('2026-11-20T15:30:00.000Z')).toBe('Nov 20, 2026 15:30 UTC');
     expect(formatMonth('2025-12')).toBe('Dec 2025');
-    expect(formatTimeTick(new Date('2025-01-01T00:00:00Z'))).toBe('2025');
-    expect(formatTimeTick(new Date('2025-07-01T00:00:00Z'))).toBe('Jul 2025');
-    expect(formatTimeTick(new Date('2025-07-15T00:00:00Z'))).toBe('Jul 15, 2025');
+    const tick = (iso: string) => new Date(`${iso}T00:00:00Z`);
+    expect(formatTimeTick(tick('2025-01-01'))).toBe('2025');
+    expect(formatTimeTick(tick('2025-07-01'))).toBe('Jul 2025');
+    expect(formatTimeTick(tick('2025-07-01'), tick('2025-04-01'))).toBe('Jul');
+    expect(formatTimeTick(tick('2025-07-01'), tick('2024-10-01'))).toBe('Jul 2025');
+    expect(formatTimeTick(tick('2025-07-15'))).toBe('Jul 15, 2025');
+    expect(formatTimeTick(tick('2025-07-15'), tick('2025-07-08'))).toBe('Jul 15');
   });
 
   it('shows miles with separators and null as a dash', () => {
