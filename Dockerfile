@@ -18,6 +18,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
+# The console's stylesheet, scripts and favicon, read at start (src/console/assets.ts).
+COPY src/console/assets ./src/console/assets
 COPY assets ./assets
 USER node
 EXPOSE 3000

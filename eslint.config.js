@@ -19,6 +19,11 @@ export default tseslint.config(
     },
   },
   {
+    // The console's progressive-enhancement scripts run in the browser.
+    files: ['src/console/assets/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Tests, the CLI, the demo and the benches read untyped JSON answers from HTTP.
     files: ['test/**', 'bench/**', 'src/cli/**', 'server/demo.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

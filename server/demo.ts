@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: the full service plus a demo company, its API key (printed once), a simulated
  * fleet streaming telematics through the real push endpoint every few seconds, a manually tracked
- * van with a service run, a local webhook receiver that prints every delivery it verifies, then
+ * van with a service run, a console user (email and password printed), a local webhook receiver that prints every delivery it verifies, then
  * ready-to-paste curl commands. Ctrl-C stops it.
  */
 import { randomBytes } from 'node:crypto';
@@ -45,6 +45,12 @@ const company = await call('POST', '/admin/v1/companies', operator, {
 });
 const { key } = await call('POST', `/admin/v1/companies/${company.id}/api-keys`, operator, { name: 'demo' });
 const integrator = { authorization: `Bearer ${key}` };
+// A console user with a password made for this run (the console shows the same fleet and deliveries).
+const consoleUser = {
+  email: `demo-${company.id.slice(0, 8)}@fleet.demo`,
+  password: randomBytes(12).toString('base64url'),
+};
+await call('POST', `/admin/v1/companies/${company.id}/users`, operator, { ...consoleUser, name: 'Demo Developer' });
 
 // A receiver as an integrator would write one: raw body, signature checked before parsing.
 let signingSecret = '';
@@ -250,6 +256,7 @@ Fleet telematics demo is running on ${origin} (Ctrl-C stops it).
 
 Demo company "${company.name}" (${company.id}), ${simulated.length} simulated vehicles reporting every ${tickSeconds} s
 API key, shown once: ${key}
+Developer console: ${origin}/console  sign in as ${consoleUser.email} with password ${consoleUser.password}
 Operator token (ADMIN_TOKEN for fleetctl): ${base.adminToken ? '(the one you set)' : config.adminToken}
 
 Try:

@@ -7,6 +7,7 @@ export const errors = {
   INVALID_REQUEST: { status: 400, message: 'the request is invalid' },
   REFRESH_NOT_SUPPORTED: { status: 400, message: 'this vehicle cannot be asked for data' },
   UNAUTHORIZED: { status: 401, message: 'missing or invalid credentials' },
+  FORBIDDEN: { status: 403, message: 'refused: the request did not come from a console page' },
   NOT_FOUND: { status: 404, message: 'not found' },
   ODOMETER_CONFLICT: { status: 409, message: 'the odometer cannot be set to this value' },
   INVALID_STATE_TRANSITION: { status: 409, message: 'not allowed in the current state' },

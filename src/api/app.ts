@@ -2,7 +2,7 @@
  * buildApp(deps) assembles the HTTP application and never listens; the entry point does.
  * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (spec/000) and
  * /v1 (spec/001) with the same API keys and per-key rate limit, and the operator API under
- * /admin/v1 (ADMIN_TOKEN; absent when unset).
+ * /admin/v1 (ADMIN_TOKEN; absent when unset), and the developer console's pages under /console.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -45,10 +45,12 @@ import { providerConnectionAdminRoutes } from './routes/admin/provider-connectio
 import { healthAdminRoutes } from './routes/admin/health.js';
 import { rosterAdminRoutes } from './routes/admin/roster.js';
 import { inboxAdminRoutes } from './routes/admin/inbox.js';
+import { userAdminRoutes } from './routes/admin/users.js';
 import { queueBoardRoutes } from './routes/admin/queue-board.js';
 import { statusAdminRoutes } from './routes/admin/status.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { apiVersion } from './schemas/common.js';
+import { consolePlugin } from '../console/plugin.js';
 
 export interface AppDeps {
   config: Config;
@@ -198,6 +200,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimitPerMinute: deps.config.ingestRateLimitPerMinute,
   });
 
+  // The developer console (DESIGN §12): its own sessions, CSP and error pages, in its own scope.
+  await app.register(consolePlugin, {
+    config: deps.config,
+    pool: deps.pool,
+    redis: deps.redis,
+    queues: deps.queues,
+    keyCache,
+    log: deps.log,
+    now,
+  });
+
   const adminToken = deps.config.adminToken;
   if (adminToken) {
     await app.register(
@@ -217,6 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await admin.register(healthAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(rosterAdminRoutes, { pool: deps.pool });
         await admin.register(inboxAdminRoutes, { pool: deps.pool });
+        await admin.register(userAdminRoutes, { pool: deps.pool });
         await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
       },
       { prefix: '/admin/v1' },

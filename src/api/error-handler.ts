@@ -34,7 +34,7 @@ const frameworkErrors: Record<string, () => AppError> = {
   FST_ERR_MAX_PARAM_LENGTH: () => invalid('url', 'has a path segment that is too long'),
 };
 
-function toAppError(error: FastifyError | AppError): AppError {
+export function toAppError(error: FastifyError | AppError): AppError {
   if (error instanceof AppError) return error;
   if (error.validation) return invalidRequest(fieldErrors(error.validation as never, error.validationContext));
   const known = frameworkErrors[error.code];
@@ -56,7 +56,7 @@ export function errorAnswer(error: FastifyError | AppError): { status: number; b
   return { status: appError.status, body: errorEnvelope(appError.code, appError.message, appError.details) };
 }
 
-function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+export function sendError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
   if (appError.retryAfterSeconds !== null) reply.header('retry-after', String(appError.retryAfterSeconds));

@@ -11,6 +11,7 @@ import { prepareDatabase } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { replayInbox, type ReplayProgress } from '../ingest/replay.js';
 import { createLogger } from '../log.js';
+import { generatePassword } from '../security/passwords.js';
 
 const usage = `fleetctl <command> [options]
 
@@ -23,6 +24,10 @@ const usage = `fleetctl <command> [options]
                            [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
                            [--provider-vehicle-id id]
   vehicle list <company-id>
+  user add --company <id> --email <e> --name <n> [--password <p>]
+                                            console user; without --password one is generated and
+                                            printed once
+  user disable <user-id>                    the user cannot sign in; their sessions end
   vehicle transfer <vehicle-id> <company-id> [--at <ISO time>]
                                             move a vehicle to another company (its history stays
                                             with the VIN)
@@ -157,6 +162,8 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       connection: { type: 'string' },
       company: { type: 'string' },
       limit: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
       at: { type: 'string' },
       watch: { type: 'boolean', default: false },
       interval: { type: 'string' },
@@ -247,6 +254,28 @@ async function main(argv: string[], io: CliIo): Promise<void> {
           ['id', 'name', 'license_plate', 'vin', 'provider', 'status'],
         ),
       );
+      return;
+    }
+    case 'user add': {
+      const companyId = required(values.company, '--company');
+      const password = values.password ?? generatePassword();
+      const user = await call(config, 'POST', `/companies/${companyId}/users`, {
+        email: required(values.email, '--email'),
+        name: required(values.name, '--name'),
+        password,
+      });
+      const generated = values.password === undefined;
+      out.print(generated ? { ...user, password } : user, () =>
+        [
+          `created console user ${user.email}\nid: ${user.id}`,
+          ...(generated ? [`\n\n  password: ${password}\n\nShown once: give it to the user now.`] : []),
+        ].join(''),
+      );
+      return;
+    }
+    case 'user disable': {
+      const user = await call(config, 'DELETE', `/users/${required(rest[0], 'user id')}`);
+      out.print(user, () => `disabled console user ${user.email} at ${user.disabled_at}; their sessions ended`);
       return;
     }
     case 'vehicle transfer': {

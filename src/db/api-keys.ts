@@ -65,3 +65,25 @@ export async function touchApiKey(q: Queryable, id: string): Promise<void> {
     values: [id],
   });
 }
+
+/** Revokes one of the company's keys (the console); null when the company has no such key. */
+export async function revokeCompanyApiKey(q: Queryable, companyId: string, id: string): Promise<ApiKeyRecord | null> {
+  const result = await q.query<ApiKeyRecord>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND company_id = $2 RETURNING ${apiKeyColumns}`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}
+
+/** One of the company's keys that is not revoked (the console's revoke confirmation). */
+export async function findActiveCompanyApiKey(
+  q: Queryable,
+  companyId: string,
+  id: string,
+): Promise<ApiKeyRecord | null> {
+  const result = await q.query<ApiKeyRecord>(
+    `SELECT ${apiKeyColumns} FROM api_keys WHERE id = $1 AND company_id = $2 AND revoked_at IS NULL`,
+    [id, companyId],
+  );
+  return result.rows[0] ?? null;
+}

@@ -331,3 +331,17 @@ export async function setVehicleHealthConfig(q: Queryable, id: string, config: u
   );
   return result.rows[0]?.healthConfig ?? null;
 }
+
+/** The display name of each of the company's vehicles among `ids` (name, else plate, else VIN), for labels. */
+export async function listVehicleLabels(
+  q: Queryable,
+  companyId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const result = await q.query<{ id: string; label: string }>(
+    `SELECT id, coalesce(name, license_plate, vin, id::text) AS label FROM vehicles
+     WHERE company_id = $1 AND id = ANY($2::uuid[])`,
+    [companyId, ids],
+  );
+  return new Map(result.rows.map((row) => [row.id, row.label]));
+}

@@ -66,6 +66,45 @@ describe('fleetctl', () => {
     expect((await t.api('GET', '/runs', key.key)).statusCode).toBe(401);
   });
 
+  it('adds a console user (generated password printed once) who can sign in, and disables them', async () => {
+    const { id } = JSON.parse((await run('company', 'create', 'Console Co', '--json')).stdout);
+    const added = await run('user', 'add', '--company', id, '--email', 'dev@console.test', '--name', 'Dev');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(
+      /^created console user dev@console\.test\nid: [0-9a-f-]{36}\n\n {2}password: \S{24}\n\nShown once/,
+    );
+    const userId = /id: (\S+)/.exec(added.stdout)![1]!;
+    const password = /password: (\S+)/.exec(added.stdout)![1]!;
+    const signIn = () =>
+      fetch(`${env.FLEET_API_URL}/console/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { origin: env.FLEET_API_URL!, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: 'dev@console.test', password }),
+      });
+    expect((await signIn()).status).toBe(303);
+
+    const given = await run(
+      'user',
+      'add',
+      '--company',
+      id,
+      '--email',
+      'b@console.test',
+      '--name',
+      'B',
+      '--password',
+      'twelve chars!',
+      '--json',
+    );
+    expect(JSON.parse(given.stdout)).not.toHaveProperty('password');
+
+    const disabled = await run('user', 'disable', userId);
+    expect(disabled.stdout).toMatch(/^disabled console user dev@console\.test at \S+; their sessions ended$/);
+    expect((await signIn()).status).toBe(401);
+    expect((await run('user', 'add', '--company', id, '--name', 'x')).stderr).toMatch(/^fleetctl: missing --email/);
+  });
+
   it('transfers a vehicle to another company', async () => {
     const from = await t.createCompany('Sellers');
     const to = await t.createCompany('Buyers');

@@ -5,27 +5,19 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
-import { findCompany } from '../../db/companies.js';
 import type { Pool } from '../../db/pool.js';
 import {
   countDeliveries,
-  countSubscriptions,
   deleteSubscription,
   findSubscription,
-  insertSubscription,
-  insertWebhookEvents,
   listDeliveries,
   listSubscriptions,
   type SubscriptionRecord,
 } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
-import { invalidRequest, notFound, rateLimited, type FieldError } from '../../errors.js';
+import { notFound, rateLimited } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
-import { encryptSecret, newSecret } from '../../security/secrets.js';
-import { requestRelay } from '../../webhooks/queue.js';
-import { targetUrlProblem } from '../../webhooks/ssrf.js';
-import { syntheticWebhookRun } from '../../webhooks/webhook-run.js';
-import { createWithinCap, type CompanyCap } from '../company-caps.js';
+import { createWebhookSubscription, sendWebhookTest } from '../webhook-subscription-actions.js';
 import {
   Envelope,
   ErrorEnvelope,
@@ -39,7 +31,6 @@ import {
   isRecordId,
   ok,
 } from '../schemas/common.js';
-import { enqueueAfterCommit } from '../../queue/after-commit.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -91,12 +82,6 @@ function present(s: SubscriptionRecord) {
   return { id: s.id, url: s.url, events: s.events, created_at: s.createdAt.toISOString() };
 }
 
-/** Registration-time checks; the delivery client checks the resolved address again at connect time. */
-function urlProblems(raw: string, allowNets: readonly string[]): FieldError[] {
-  const problem = targetUrlProblem(raw, allowNets);
-  return problem ? [{ field: 'url', message: problem }] : [];
-}
-
 const createErrors = { 400: ErrorEnvelope, 409: ErrorEnvelope, ...authErrorResponses };
 
 export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
@@ -105,11 +90,6 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
   config: Config;
   now: () => Date;
 }> = async (app, deps) => {
-  const cap: CompanyCap = {
-    resource: 'webhook subscriptions',
-    limit: deps.config.webhookSubscriptionsPerCompany,
-    count: countSubscriptions,
-  };
   // Shared by every API process through Redis; if Redis is down the test is sent (fail open).
   const sendTestLimit = app.createRateLimit({
     max: deps.config.webhookTestsPerMinute,
@@ -137,19 +117,13 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { body } = request;
-      const problems = urlProblems(body.url, deps.config.webhookAllowNets);
-      if (problems.length > 0) throw invalidRequest(problems);
-      const { companyId } = request.principal;
-      const secret = newSecret('whsec_');
-      const subscription = await createWithinCap(deps.pool, cap, companyId, (tx) =>
-        insertSubscription(tx, {
-          companyId,
-          url: body.url,
-          events: body.events,
-          secretCiphertext: encryptSecret(deps.config.secretsKey, secret),
-        }),
+      const { subscription, signingSecret } = await createWebhookSubscription(
+        deps,
+        request.principal.companyId,
+        body.url,
+        body.events,
       );
-      return reply.code(201).send(ok({ ...present(subscription), signing_secret: secret }));
+      return reply.code(201).send(ok({ ...present(subscription), signing_secret: signingSecret }));
     },
   );
 
@@ -223,18 +197,8 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       if (!limit.isAllowed && limit.isExceeded) {
         throw rateLimited(limit.ttl / 1000, `at most ${limit.max} Send test calls per minute per company`);
       }
-      const company = (await findCompany(deps.pool, companyId))!;
-      const [event] = await insertWebhookEvents(deps.pool, [
-        {
-          companyId,
-          runId: null,
-          kind: 'webhook.test',
-          payload: syntheticWebhookRun(company, deps.now()),
-          subscriptionId: subscription.id,
-        },
-      ]);
-      await enqueueAfterCommit(request.log, 'webhooks.relay', () => requestRelay(deps.queues));
-      return reply.code(202).send(ok({ event_id: event!.id, status: 'queued' }));
+      const eventId = await sendWebhookTest(deps, request.log, subscription);
+      return reply.code(202).send(ok({ event_id: eventId, status: 'queued' }));
     },
   );
 

@@ -1,0 +1,88 @@
+/** Operator API: company users of the developer console (DESIGN §5, §12). */
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { disableConsoleUser, insertConsoleUser, type ConsoleUserRecord } from '../../../db/console-users.js';
+import type { Pool } from '../../../db/pool.js';
+import { invalidRequest, notFound } from '../../../errors.js';
+import { hashPassword, minPasswordLength } from '../../../security/passwords.js';
+import { Envelope, Nullable, PathId, Text, Timestamp, isRecordId, maxLength, ok } from '../../schemas/common.js';
+import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
+
+const User = Type.Object({
+  id: Type.String(),
+  company_id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  created_at: Timestamp,
+  disabled_at: Nullable(Timestamp),
+});
+
+const UserCreate = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: maxLength.email }),
+    name: Text('name', { minLength: 1 }),
+    password: Type.String({
+      minLength: minPasswordLength,
+      maxLength: 1024,
+      description: `At least ${minPasswordLength} characters; never echoed, stored as a scrypt hash.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+function presentUser(user: ConsoleUserRecord) {
+  return {
+    id: user.id,
+    company_id: user.companyId,
+    email: user.email,
+    name: user.name,
+    created_at: user.createdAt.toISOString(),
+    disabled_at: user.disabledAt?.toISOString() ?? null,
+  };
+}
+
+export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+  app.post(
+    '/companies/:company_id/users',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Create a console user of the company (the password is never echoed)',
+        security: adminSecurity,
+        params: CompanyParams,
+        body: UserCreate,
+        response: { 201: Envelope(User), ...adminErrors },
+      },
+    },
+    async (request, reply) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const { body } = request;
+      const user = await insertConsoleUser(deps.pool, company.id, {
+        email: body.email,
+        name: body.name,
+        passwordHash: await hashPassword(body.password),
+      });
+      if (!user) throw invalidRequest([{ field: 'email', message: 'is already used by another console user' }]);
+      return reply.code(201).send(ok(presentUser(user)));
+    },
+  );
+
+  app.delete(
+    '/users/:user_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Disable a console user; their sessions end at once',
+        security: adminSecurity,
+        params: Type.Object({ user_id: PathId }),
+        response: { 200: Envelope(User), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const userId = request.params.user_id;
+      const user = isRecordId(userId) ? await disableConsoleUser(deps.pool, userId) : null;
+      if (!user) throw notFound('user');
+      return ok(presentUser(user));
+    },
+  );
+};

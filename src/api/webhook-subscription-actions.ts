@@ -1,0 +1,68 @@
+/**
+ * What creating a core webhook subscription and Send test do, shared by the public API
+ * (routes/webhook-subscriptions.ts) and the developer console, so both take the same code path.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import { findCompany } from '../db/companies.js';
+import type { Pool } from '../db/pool.js';
+import {
+  countSubscriptions,
+  insertSubscription,
+  insertWebhookEvents,
+  type SubscriptionRecord,
+} from '../db/webhooks.js';
+import { invalidRequest } from '../errors.js';
+import { enqueueAfterCommit } from '../queue/after-commit.js';
+import type { Queues } from '../queue/queues.js';
+import { encryptSecret, newSecret } from '../security/secrets.js';
+import { requestRelay } from '../webhooks/queue.js';
+import { targetUrlProblem } from '../webhooks/ssrf.js';
+import { syntheticWebhookRun } from '../webhooks/webhook-run.js';
+import { createWithinCap } from './company-caps.js';
+
+/** Checks the URL (the delivery client checks the resolved address again at connect time), then creates within the company's cap. */
+export async function createWebhookSubscription(
+  deps: { pool: Pool; config: Config },
+  companyId: string,
+  url: string,
+  events: string[],
+): Promise<{ subscription: SubscriptionRecord; signingSecret: string }> {
+  const problem = targetUrlProblem(url, deps.config.webhookAllowNets);
+  if (problem) throw invalidRequest([{ field: 'url', message: problem }]);
+  const signingSecret = newSecret('whsec_');
+  const cap = {
+    resource: 'webhook subscriptions',
+    limit: deps.config.webhookSubscriptionsPerCompany,
+    count: countSubscriptions,
+  };
+  const subscription = await createWithinCap(deps.pool, cap, companyId, (tx) =>
+    insertSubscription(tx, {
+      companyId,
+      url,
+      events,
+      secretCiphertext: encryptSecret(deps.config.secretsKey, signingSecret),
+    }),
+  );
+  return { subscription, signingSecret };
+}
+
+/** Queues webhook.test, a fully synthetic run, to one subscription; returns the event id. */
+export async function sendWebhookTest(
+  deps: { pool: Pool; queues: Queues; now: () => Date },
+  log: FastifyBaseLogger,
+  subscription: SubscriptionRecord,
+): Promise<string> {
+  const company = (await findCompany(deps.pool, subscription.companyId))!;
+  const [event] = await insertWebhookEvents(deps.pool, [
+    {
+      companyId: subscription.companyId,
+      runId: null,
+      kind: 'webhook.test',
+      payload: syntheticWebhookRun(company, deps.now()),
+      subscriptionId: subscription.id,
+    },
+  ]);
+  await enqueueAfterCommit(log, 'webhooks.relay', () => requestRelay(deps.queues));
+  return event!.id;
+}

@@ -1,0 +1,173 @@
+/**
+ * The developer console (DESIGN §12, docs/console.md): server-rendered pages under /console for
+ * the people of a customer company. Every page and action runs the same db functions and
+ * services as the public API, scoped by the session's company instead of an API key's.
+ *
+ * Order of checks on a signed-in route: the session cookie (page GETs without a live session
+ * redirect to sign-in; anything else answers 401), then for a POST the Origin (or Referer) and
+ * the session's CSRF token from the form.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RedisConnection } from '../queue/connection.js';
+import type { ApiKeyCache } from '../api/api-key-cache.js';
+import { sendError, toAppError } from '../api/error-handler.js';
+import type { Config } from '../config.js';
+import { findConsoleSession, touchConsoleSession, type ConsoleSessionRecord } from '../db/console-sessions.js';
+import type { Pool } from '../db/pool.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Queues } from '../queue/queues.js';
+import { assets } from './assets.js';
+import { apiKeyPages } from './routes/api-keys.js';
+import { monitoringPages } from './routes/monitoring.js';
+import { sessionPages, signInPages } from './routes/sign-in.js';
+import { usagePages } from './routes/usage.js';
+import { vehiclePages } from './routes/vehicles.js';
+import { webhookPages } from './routes/webhooks.js';
+import { csrfTokenMatches, fromConsoleOrigin, hashSessionToken, sessionTokenFrom } from './session.js';
+import { html } from './html.js';
+import { alertBox, barePage } from './views/layout.js';
+import { SignInLimiter } from './sign-in-limiter.js';
+
+export interface ConsoleDeps {
+  config: Config;
+  pool: Pool;
+  redis: RedisConnection;
+  queues: Queues;
+  keyCache: ApiKeyCache;
+  log: Logger;
+  now: () => Date;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    consoleSession: ConsoleSessionRecord;
+  }
+  interface FastifyContextConfig {
+    /** A console data call (polled by a script): answers 401, never a redirect, once the session ended. */
+    consoleData?: boolean;
+  }
+}
+
+/** No inline script or style anywhere; the console is never framed. */
+const contentSecurityPolicy =
+  "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'";
+
+// last_seen_at is written at most once a minute per session, so reading pages stays write-free.
+const touchIntervalMs = 60_000;
+
+/** Form bodies; a repeated field (checkboxes) becomes an array. */
+function parseForm(body: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    const existing = fields[name];
+    fields[name] = existing === undefined ? value : [existing, value].flat();
+  }
+  return fields;
+}
+
+function isPageRequest(request: FastifyRequest): boolean {
+  return request.method === 'GET' && !request.routeOptions.config.consoleData;
+}
+
+/** Page routes show a refusal as a page with an alert; data calls keep the API's error envelope. */
+function sendConsoleError(error: Error, request: FastifyRequest, reply: FastifyReply) {
+  if (request.routeOptions.config?.consoleData) return sendError(error as AppError, request, reply);
+  const appError = toAppError(error as AppError);
+  if (appError.status >= 500) request.log.error({ err: error }, 'console request failed');
+  if (appError.retryAfterSeconds !== null) reply.header('retry-after', String(appError.retryAfterSeconds));
+  const title = appError.status === 401 ? 'Signed out' : appError.status === 404 ? 'Not found' : 'Refused';
+  const next =
+    appError.status === 401
+      ? html`<p><a href="/console/sign-in">Sign in again</a></p>`
+      : html`<p><a href="/console/vehicles">Back to the console</a></p>`;
+  return reply
+    .code(appError.status)
+    .type('text/html; charset=utf-8')
+    .send(barePage(title, html`${alertBox(appError.message)}${next}`));
+}
+
+export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  app.setErrorHandler(sendConsoleError);
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 64 * 1024 },
+    (_request, body, done) => done(null, parseForm(body as string)),
+  );
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('content-security-policy', contentSecurityPolicy);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'same-origin');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  // Every POST, sign-in included (login CSRF), must come from a console page.
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !fromConsoleOrigin(request)) {
+      throw new AppError('FORBIDDEN');
+    }
+  });
+
+  app.get(
+    '/console/assets/:name',
+    { schema: { hide: true, params: { type: 'object', properties: { name: { type: 'string', maxLength: 50 } } } } },
+    async (request, reply) => {
+      const asset = assets.get((request.params as { name: string }).name);
+      if (!asset) throw new AppError('NOT_FOUND', 'no such console asset');
+      const gzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
+      reply
+        .type(asset.contentType)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('vary', 'accept-encoding')
+        .header('etag', `"${asset.version}"`);
+      if (gzip) reply.header('content-encoding', 'gzip');
+      return reply.send(gzip ? asset.gzipped : asset.body);
+    },
+  );
+
+  const limiter = new SignInLimiter(
+    deps.redis,
+    deps.config.redisPrefix,
+    {
+      failuresPerEmail: deps.config.consoleSignInFailuresPerEmail,
+      failuresPerAddress: deps.config.consoleSignInFailuresPerAddress,
+      windowMs: deps.config.consoleSignInWindowMs,
+    },
+    deps.log,
+  );
+  const lifetime = { idleMs: deps.config.consoleSessionIdleMs, absoluteMs: deps.config.consoleSessionAbsoluteMs };
+  await app.register(signInPages, { pool: deps.pool, limiter, lifetime, now: deps.now });
+
+  await app.register(async (signedIn) => {
+    signedIn.addHook('onRequest', async (request, reply) => {
+      const token = sessionTokenFrom(request);
+      const now = deps.now();
+      const session = token ? await findConsoleSession(deps.pool, hashSessionToken(token), lifetime, now) : null;
+      if (!session) {
+        if (isPageRequest(request)) return reply.redirect('/console/sign-in', 303);
+        throw new AppError('UNAUTHORIZED', 'the console session has ended: sign in again');
+      }
+      request.consoleSession = session;
+      if (session.lastSeenAt.getTime() < now.getTime() - touchIntervalMs) {
+        await touchConsoleSession(deps.pool, session.id, now);
+      }
+    });
+    signedIn.addHook('preValidation', async (request) => {
+      if (request.method === 'GET' || request.method === 'HEAD') return;
+      const token = (request.body as Record<string, unknown> | undefined)?._csrf;
+      if (!csrfTokenMatches(token, request.consoleSession.csrfToken)) {
+        throw new AppError(
+          'FORBIDDEN',
+          'refused: the form is stale or did not come from this console; reload the page',
+        );
+      }
+    });
+    await signedIn.register(sessionPages, { pool: deps.pool });
+    await signedIn.register(vehiclePages, { pool: deps.pool });
+    await signedIn.register(apiKeyPages, { pool: deps.pool, redis: deps.redis, keyCache: deps.keyCache });
+    await signedIn.register(webhookPages, deps);
+    await signedIn.register(monitoringPages, deps);
+    await signedIn.register(usagePages, deps);
+  });
+}

@@ -1,0 +1,108 @@
+/** Monitoring (spec/001): subscriptions with their deliveries, a status filter, endpoint health, Retry. */
+import Type from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { StringEnum, isRecordId } from '../../api/schemas/common.js';
+import {
+  listMonitoringDeliveries,
+  loadEndpointHealth,
+  monitoringDeliveryStatuses,
+  type MonitoringDeliveryStatus,
+} from '../../db/monitoring-deliveries.js';
+import { findMonitoringSubscription, listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
+import { listVehicleLabels } from '../../db/vehicles.js';
+import { notFound } from '../../errors.js';
+import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
+import type { ConsoleDeps } from '../plugin.js';
+import { viewer } from '../viewer.js';
+import { monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
+import { Form, IdParams } from './forms.js';
+
+const StatusQuery = Type.Object({
+  status: Type.Optional(Type.Union([StringEnum(monitoringDeliveryStatuses), Type.Literal('')])),
+  retried: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+const RetryForm = Form({});
+
+const subscriptionsShown = 100;
+const deliveriesShown = 20;
+
+function statusFilter(status: string | undefined): MonitoringDeliveryStatus | null {
+  return status ? (status as MonitoringDeliveryStatus) : null;
+}
+
+export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
+  async function deliveriesOf(companyId: string, subscriptionId: string, status: MonitoringDeliveryStatus | null) {
+    return listMonitoringDeliveries(
+      deps.pool,
+      companyId,
+      subscriptionId,
+      { status, event: null, since: null },
+      deliveriesShown,
+      0,
+    );
+  }
+
+  async function render(request: FastifyRequest, status: MonitoringDeliveryStatus | null, notice: string | null) {
+    const { companyId } = request.consoleSession;
+    const subscriptions = await listMonitoringSubscriptions(
+      deps.pool,
+      companyId,
+      { deleted: false, vehicleId: null },
+      subscriptionsShown,
+      0,
+    );
+    const names = await listVehicleLabels(deps.pool, companyId, [...new Set(subscriptions.map((s) => s.vehicleId))]);
+    const entries = await Promise.all(
+      subscriptions.map(async (subscription) => ({
+        subscription,
+        vehicleName: names.get(subscription.vehicleId) ?? subscription.vehicleId,
+        deliveries: await deliveriesOf(companyId, subscription.id, status),
+        health: await loadEndpointHealth(deps.pool, subscription.id),
+      })),
+    );
+    return monitoringPage(viewer(request), {
+      subscriptions: entries,
+      statuses: monitoringDeliveryStatuses,
+      status,
+      notice,
+      error: null,
+    });
+  }
+
+  app.get('/console/monitoring', { schema: { hide: true, querystring: StatusQuery } }, async (request, reply) => {
+    const notice = request.query.retried ? 'Retry sent: the attempt appears under the delivery.' : null;
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(await render(request, statusFilter(request.query.status), notice));
+  });
+
+  app.get(
+    '/console/monitoring/:id/deliveries',
+    { schema: { hide: true, params: IdParams, querystring: StatusQuery }, config: { consoleData: true } },
+    async (request, reply) => {
+      const { companyId, csrfToken } = request.consoleSession;
+      const { id } = request.params;
+      const subscription = isRecordId(id) ? await findMonitoringSubscription(deps.pool, companyId, id) : null;
+      if (!subscription) throw notFound('monitoring subscription');
+      const status = statusFilter(request.query.status);
+      const deliveries = await deliveriesOf(companyId, subscription.id, status);
+      return reply.type('text/html; charset=utf-8').send(monitoringDeliveries(csrfToken, deliveries, status).text);
+    },
+  );
+
+  // The public API's retry (POST /v1/deliveries/:id/retry): one more attempt now, trigger manual.
+  app.post(
+    '/console/monitoring/deliveries/:id/retry',
+    { schema: { hide: true, params: IdParams, body: RetryForm } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const accepted = isRecordId(id)
+        ? await retryMonitoringDelivery({ ...deps, log: request.log }, request.consoleSession.companyId, id)
+        : null;
+      if (!accepted) throw notFound('monitoring delivery');
+      return reply.redirect(`/console/monitoring?retried=${accepted.deliveryId}`, 303);
+    },
+  );
+};

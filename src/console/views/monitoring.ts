@@ -1,0 +1,128 @@
+import type {
+  EndpointHealthRecord,
+  MonitoringDeliveryRecord,
+  MonitoringDeliveryStatus,
+} from '../../db/monitoring-deliveries.js';
+import type { MonitoringSubscriptionRecord } from '../../db/monitoring-subscriptions.js';
+import { html, type Html } from '../html.js';
+import { time } from './format.js';
+import { alertBox, csrfField, page, type Viewer } from './layout.js';
+
+export interface MonitoringView {
+  subscriptions: Array<{
+    subscription: MonitoringSubscriptionRecord;
+    vehicleName: string;
+    deliveries: MonitoringDeliveryRecord[];
+    health: EndpointHealthRecord;
+  }>;
+  statuses: readonly MonitoringDeliveryStatus[];
+  status: MonitoringDeliveryStatus | null;
+  notice: string | null;
+  error: string | null;
+}
+
+function lastAttempt(delivery: MonitoringDeliveryRecord): string {
+  const last = delivery.attempts.at(-1);
+  if (!last) return 'not attempted yet';
+  return last.statusCode !== null ? `HTTP ${last.statusCode} in ${last.durationMs} ms` : (last.error ?? 'error');
+}
+
+/** One subscription's deliveries: the page's and the live region's markup. */
+export function monitoringDeliveries(
+  csrfToken: string,
+  deliveries: MonitoringDeliveryRecord[],
+  status: MonitoringDeliveryStatus | null,
+): Html {
+  if (deliveries.length === 0) {
+    return html`<p class="empty">
+      ${
+        status
+          ? `No ${status} deliveries. Choose "All" to see every delivery.`
+          : 'No deliveries yet: events are sent when the vehicle reports one of the subscribed kinds.'
+      }
+    </p>`;
+  }
+  return html`<table>
+    <thead>
+      <tr>
+        <th scope="col">Event</th>
+        <th scope="col">Status</th>
+        <th scope="col">Attempts</th>
+        <th scope="col">Last response</th>
+        <th scope="col">Next attempt</th>
+        <th scope="col">Created</th>
+        <th scope="col"><span class="visually-hidden">Actions</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${deliveries.map(
+        (d) =>
+          html`<tr>
+            <th scope="row">${d.event}</th>
+            <td><span class="badge badge-${d.status}">${d.status}</span></td>
+            <td>${d.attempts.length}</td>
+            <td>${lastAttempt(d)}</td>
+            <td>${time(d.nextAttemptAt, '—')}</td>
+            <td>${time(d.createdAt)}</td>
+            <td>
+              ${
+                d.status === 'failed'
+                  ? html`<form method="post" action="/console/monitoring/deliveries/${d.id}/retry" class="inline">
+                      ${csrfField(csrfToken)}
+                      <button type="submit">Retry</button>
+                    </form>`
+                  : ''
+              }
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function endpointHealth(health: EndpointHealthRecord): Html {
+  if (health.attempts === 0) return html`<p>Endpoint health: no attempts yet.</p>`;
+  const rate = Math.round((health.successes / health.attempts) * 100);
+  return html`<p>
+    Endpoint health: ${rate} % of the last ${health.attempts} attempts succeeded; last success
+    ${time(health.lastSuccessAt)}${
+      health.lastFailure
+        ? html`; last failure ${time(health.lastFailure.at)}
+          (${health.lastFailure.statusCode !== null ? `HTTP ${health.lastFailure.statusCode}` : health.lastFailure.error})`
+        : ''
+    }.
+  </p>`;
+}
+
+export function monitoringPage(viewer: Viewer, view: MonitoringView): string {
+  const query = view.status ? `?status=${view.status}` : '';
+  const body = html`${alertBox(view.error)}
+    ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+    <form method="get" action="/console/monitoring" class="inline">
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        <option value="" ${view.status === null ? html`selected` : ''}>All</option>
+        ${view.statuses.map((s) => html`<option value="${s}" ${view.status === s ? html`selected` : ''}>${s}</option>`)}
+      </select>
+      <button type="submit">Filter</button>
+    </form>
+    ${
+      view.subscriptions.length === 0
+        ? html`<p class="empty">
+            No monitoring subscriptions yet. Subscribe a vehicle with <code>POST /v1/runs/subscribe</code> (an API key
+            from the API keys page); its deliveries appear here.
+          </p>`
+        : view.subscriptions.map(
+            ({ subscription: s, vehicleName, deliveries, health }) =>
+              html`<section class="card" aria-labelledby="mon-${s.id}">
+                <h2 id="mon-${s.id}">${vehicleName}: ${s.webhookUrl}</h2>
+                <p>Tier ${s.tier} · ${s.events.length} event kinds · created ${time(s.createdAt)}</p>
+                ${endpointHealth(health)}
+                <div data-live="/console/monitoring/${s.id}/deliveries${query}" aria-live="polite">
+                  ${monitoringDeliveries(viewer.csrfToken, deliveries, view.status)}
+                </div>
+              </section>`,
+          )
+    }`;
+  return page({ title: 'Monitoring', section: 'monitoring', viewer, body, scripts: ['live.js'] });
+}

@@ -1,0 +1,293 @@
+/**
+ * Console users and sessions through HTTP (inject): the operator routes, the cookie, idle and
+ * absolute expiry, sign-out and disabling, the headers every console answer carries. The browser
+ * flows are in console.test.ts.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let clock = new Date('2026-11-24T08:00:00Z');
+const origin = 'http://console.test';
+const password = 'a long enough password';
+
+beforeAll(async () => {
+  t = await createTestApp(
+    { CONSOLE_SESSION_IDLE_MS: '600000', CONSOLE_SESSION_ABSOLUTE_MS: '3600000', TRUST_PROXY: 'true' },
+    () => clock,
+  );
+});
+afterAll(() => t.close());
+
+async function createUser(email: string): Promise<{ id: string; companyId: string }> {
+  const company = await t.createCompany();
+  const response = await t.admin('POST', `/companies/${company.id}/users`, { email, name: 'Dev', password });
+  expect(response.statusCode).toBe(201);
+  return { id: response.json().data.id, companyId: company.id };
+}
+
+async function signIn(email: string, headers: Record<string, string> = {}) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/console/sign-in',
+    headers: { host: 'console.test', origin, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams({ email, password }).toString(),
+  });
+}
+
+function cookieOf(response: { headers: Record<string, unknown> }): string {
+  return String(response.headers['set-cookie']).split(';')[0]!;
+}
+
+function page(cookie: string, url = '/console/vehicles') {
+  return t.app.inject({ method: 'GET', url, headers: { host: 'console.test', cookie } });
+}
+
+describe('console users (operator API)', () => {
+  it('creates a user without echoing the password, refuses a short one and a taken email, disables', async () => {
+    const company = await t.createCompany();
+    const created = await t.admin('POST', `/companies/${company.id}/users`, {
+      email: 'Ops@Example.test',
+      name: 'Ops',
+      password,
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data).toMatchObject({ email: 'ops@example.test', name: 'Ops', disabled_at: null });
+    expect(created.body).not.toContain(password);
+    const stored = await t.pool.query(`SELECT password_hash FROM console_users WHERE id = $1`, [
+      created.json().data.id,
+    ]);
+    expect(stored.rows[0].password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{88}$/);
+
+    const short = await t.admin('POST', `/companies/${company.id}/users`, {
+      email: 'a@b.test',
+      name: 'A',
+      password: 'short',
+    });
+    expect(short.statusCode).toBe(400);
+    const taken = await t.admin('POST', `/companies/${company.id}/users`, {
+      email: 'ops@example.test',
+      name: 'B',
+      password,
+    });
+    expect(taken.statusCode).toBe(400);
+    expect(taken.json().error.details.errors).toEqual([
+      { field: 'email', message: 'is already used by another console user' },
+    ]);
+    const unknownCompany = await t.admin('POST', `/companies/00000000-0000-4000-8000-000000000000/users`, {
+      email: 'x@b.test',
+      name: 'X',
+      password,
+    });
+    expect(unknownCompany.statusCode).toBe(404);
+
+    const disabled = await t.admin('DELETE', `/users/${created.json().data.id}`);
+    expect(disabled.statusCode).toBe(200);
+    expect(disabled.json().data.disabled_at).not.toBeNull();
+    expect((await t.admin('DELETE', '/users/nope')).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/admin/v1/users/${created.json().data.id}` })).statusCode,
+    ).toBe(401);
+  });
+});
+
+describe('console sessions', () => {
+  it('sets an HttpOnly SameSite=Lax cookie on /console, Secure over https, and stores only its hash', async () => {
+    await createUser('cookie@example.test');
+    const plain = await signIn('cookie@example.test');
+    expect(plain.statusCode).toBe(303);
+    expect(plain.headers.location).toBe('/console/vehicles');
+    expect(plain.headers['set-cookie']).toMatch(
+      /^fleet_console=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Lax$/,
+    );
+    const token = cookieOf(plain).split('=')[1]!;
+    const rows = await t.pool.query(`SELECT token_hash FROM console_sessions`);
+    const stored = rows.rows.map((r) => r.token_hash.toString('hex'));
+    expect(stored).toContain(createHash('sha256').update(token).digest('hex'));
+    expect(stored.join()).not.toContain(Buffer.from(token).toString('hex'));
+
+    const secure = await signIn('cookie@example.test', {
+      'x-forwarded-proto': 'https',
+      origin: 'https://console.test',
+    });
+    expect(secure.headers['set-cookie']).toMatch(/; Secure$/);
+  });
+
+  it('ends a session after the idle time and after the absolute lifetime; pages redirect, data calls answer 401', async () => {
+    await createUser('expiry@example.test');
+    clock = new Date('2026-11-24T09:00:00Z');
+    const cookie = cookieOf(await signIn('expiry@example.test'));
+    expect((await page(cookie)).statusCode).toBe(200);
+
+    // Used every 9 minutes (idle limit 10): alive until the absolute hour is up.
+    for (let minutes = 9; minutes < 60; minutes += 9) {
+      clock = new Date(Date.parse('2026-11-24T09:00:00Z') + minutes * 60_000);
+      expect((await page(cookie)).statusCode, `at ${minutes} min`).toBe(200);
+    }
+    clock = new Date('2026-11-24T10:00:01Z');
+    const ended = await page(cookie);
+    expect([ended.statusCode, ended.headers.location]).toEqual([303, '/console/sign-in']);
+    const data = await page(cookie, '/console/webhooks/00000000-0000-4000-8000-000000000000/deliveries');
+    expect(data.statusCode).toBe(401);
+    expect(data.json().error.code).toBe('UNAUTHORIZED');
+
+    clock = new Date('2026-11-24T11:00:00Z');
+    const idle = cookieOf(await signIn('expiry@example.test'));
+    clock = new Date('2026-11-24T11:10:01Z');
+    expect((await page(idle)).statusCode).toBe(303);
+  });
+
+  it('signing in again from the same browser gives a new token and ends the previous session', async () => {
+    await createUser('again@example.test');
+    const first = cookieOf(await signIn('again@example.test'));
+    const second = cookieOf(await signIn('again@example.test', { cookie: first }));
+    expect(second).not.toBe(first);
+    expect((await page(first)).statusCode).toBe(303);
+    expect((await page(second)).statusCode).toBe(200);
+  });
+
+  it('disabling a user ends their sessions at once and refuses their sign-in', async () => {
+    const user = await createUser('gone@example.test');
+    const cookie = cookieOf(await signIn('gone@example.test'));
+    expect((await page(cookie)).statusCode).toBe(200);
+    await t.admin('DELETE', `/users/${user.id}`);
+    expect((await page(cookie)).statusCode).toBe(303);
+    expect(
+      (
+        await t.pool.query(
+          `SELECT 1 FROM console_sessions s JOIN console_users u ON u.id = s.user_id WHERE u.email = 'gone@example.test'`,
+        )
+      ).rowCount,
+    ).toBe(0);
+    expect((await signIn('gone@example.test')).statusCode).toBe(401);
+  });
+
+  it('answers with a strict CSP and no caching on pages; assets are cached for a year, gzipped', async () => {
+    const signInPage = await t.app.inject({ method: 'GET', url: '/console/sign-in' });
+    expect(signInPage.headers['content-security-policy']).toBe(
+      "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
+    );
+    expect(signInPage.headers['cache-control']).toBe('no-store');
+    expect(signInPage.body).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(signInPage.body).not.toMatch(/\sstyle=/);
+    const asset = await t.app.inject({
+      method: 'GET',
+      url: '/console/assets/live.js',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['content-encoding']).toBe('gzip');
+    expect((await t.app.inject({ method: 'GET', url: '/console/assets/../../package.json' })).statusCode).toBe(404);
+  });
+
+  it('refuses a sign-in POST from another origin, and one with neither Origin nor Referer', async () => {
+    await createUser('csrf@example.test');
+    expect((await signIn('csrf@example.test', { origin: 'http://console.test:8080' })).statusCode).toBe(403);
+    const noOrigin = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      headers: { host: 'console.test', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ email: 'csrf@example.test', password }).toString(),
+    });
+    expect(noOrigin.statusCode).toBe(403);
+    const referer = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      headers: {
+        host: 'console.test',
+        referer: 'http://console.test/console/sign-in',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({ email: 'csrf@example.test', password }).toString(),
+    });
+    expect(referer.statusCode).toBe(303);
+  });
+
+  it('answers hostile requests with a refusal, never a 5xx: HTML pages with an alert, 401/404 envelopes for data calls', async () => {
+    await createUser('hostile@example.test');
+    const cookie = cookieOf(await signIn('hostile@example.test'));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await page(cookie)).body)![1]!;
+    const form = (fields: Record<string, string | string[]>) => {
+      const body = new URLSearchParams();
+      for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
+      return body.toString();
+    };
+    const headers = { host: 'console.test', origin, cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    const requests: Array<{ method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: string }> =
+      [
+        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: csrf, name: 'x'.repeat(5000) }) },
+        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: [csrf, csrf], name: 'a' }) },
+        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: csrf, extra: 'field' }) },
+        {
+          method: 'POST',
+          url: '/console/api-keys',
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: '{}',
+        },
+        {
+          method: 'POST',
+          url: '/console/api-keys',
+          headers: { ...headers, 'content-type': 'text/plain' },
+          payload: 'x',
+        },
+        {
+          method: 'POST',
+          url: '/console/webhooks',
+          headers,
+          payload: form({ _csrf: csrf, url: 'http://169.254.169.254/', events: 'run.created' }),
+        },
+        {
+          method: 'POST',
+          url: '/console/webhooks',
+          headers,
+          payload: form({ _csrf: csrf, url: 'https://a.test', events: ['x'.repeat(60)] }),
+        },
+        {
+          method: 'POST',
+          url: '/console/webhooks',
+          headers,
+          payload: form({ _csrf: csrf, url: 'https://a.test', events: 'run.nope' }),
+        },
+        { method: 'POST', url: '/console/webhooks/not-an-id/test', headers, payload: form({ _csrf: csrf }) },
+        { method: 'POST', url: '/console/monitoring/deliveries/%00/retry', headers, payload: form({ _csrf: csrf }) },
+        {
+          method: 'POST',
+          url: '/console/api-keys/00000000-0000-4000-8000-000000000000/revoke',
+          headers,
+          payload: form({ _csrf: csrf }),
+        },
+        { method: 'GET', url: '/console/vehicles/%ED%A0%80', headers: { host: 'console.test', cookie } },
+        { method: 'GET', url: '/console/monitoring?status=exploded', headers: { host: 'console.test', cookie } },
+        { method: 'GET', url: '/console/usage?month=2026-13', headers: { host: 'console.test', cookie } },
+        { method: 'GET', url: '/console/usage?month=%00', headers: { host: 'console.test', cookie } },
+        {
+          method: 'GET',
+          url: '/console/vehicles',
+          headers: { host: 'console.test', cookie: 'fleet_console=%ZZ; x=;;' },
+        },
+        {
+          method: 'GET',
+          url: '/console/webhooks/x/deliveries',
+          headers: { host: 'console.test', cookie: 'fleet_console=' },
+        },
+      ];
+    for (const request of requests) {
+      const response = await t.app.inject(request);
+      const what = `${request.method} ${request.url} ${request.payload?.slice(0, 80) ?? ''}`;
+      expect(response.statusCode, what).toBeLessThan(500);
+      expect(response.headers['x-request-id'], what).toBeDefined();
+      if (response.statusCode >= 400) {
+        const html = String(response.headers['content-type']).startsWith('text/html');
+        if (html) expect(response.body, what).toContain('role="alert"');
+        else expect(response.json().success, what).toBe(false);
+      }
+    }
+    // None of it created anything.
+    const keys = await t.pool.query(
+      `SELECT count(*)::int AS n FROM api_keys k JOIN console_users u ON u.company_id = k.company_id WHERE u.email = 'hostile@example.test'`,
+    );
+    expect(keys.rows[0].n).toBe(1);
+  });
+});
