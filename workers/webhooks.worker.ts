@@ -5,6 +5,7 @@ import { monitoringDeliverer } from '../src/monitoring/deliver.js';
 import { sweepMonitoringDeliveries } from '../src/monitoring/due-sweep.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import { coreDeliverer } from '../src/webhooks/deliver-core.js';
+import { LaneSlots } from '../src/webhooks/lane-slots.js';
 import { requestLanes } from '../src/webhooks/queue.js';
 import { recoverDeliveries } from '../src/webhooks/recovery.js';
 import type { WorkerDeps } from './worker-deps.js';
@@ -13,7 +14,10 @@ const relayBatch = 500;
 const relayPasses = 3;
 
 export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
+  // One count of running lanes for core and monitoring: they share the worker's concurrency.
+  const slots = new LaneSlots();
   const deliverLane = coreDeliverer({
+    slots,
     pool: deps.pool,
     queues: deps.queues,
     log: deps.log,
@@ -23,6 +27,7 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
     now: deps.now,
   });
   const deliverMonitoringLane = monitoringDeliverer({
+    slots,
     pool: deps.pool,
     queues: deps.queues,
     log: deps.log,

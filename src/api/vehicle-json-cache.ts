@@ -10,11 +10,12 @@ import type { VehicleRecord } from '../domain/vehicle.js';
 
 export class VehicleJsonCache {
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  private readonly entries = new Map<string, { version: string; json: string }>();
+  // UTF-8 bytes: an answer is assembled by copying them, never by building and encoding a string.
+  private readonly entries = new Map<string, { version: string; json: Buffer }>();
 
   constructor(private readonly maxEntries: number) {}
 
-  get(id: string, version: string): string | undefined {
+  get(id: string, version: string): Buffer | undefined {
     const entry = this.entries.get(id);
     if (!entry || entry.version !== version) return undefined;
     this.entries.delete(id);
@@ -22,7 +23,7 @@ export class VehicleJsonCache {
     return entry.json;
   }
 
-  set(id: string, version: string, json: string): void {
+  set(id: string, version: string, json: Buffer): void {
     if (this.maxEntries === 0) return;
     this.entries.delete(id);
     this.entries.set(id, { version, json });
@@ -35,7 +36,7 @@ export class VehicleJsonCache {
 }
 
 /**
- * The presented JSON of each (id, version), in the order asked: from the cache, and for the rest
+ * The presented JSON (UTF-8) of each (id, version), in the order asked: from the cache, and for the rest
  * one query (`load`) whose rows are serialized and kept. An id that `load` no longer finds (the
  * vehicle was deactivated meanwhile) is left out.
  */
@@ -44,8 +45,8 @@ export async function presentedVehicles(
   wanted: ReadonlyArray<{ id: string; version: string }>,
   load: (ids: string[]) => Promise<Array<VehicleRecord & { version: string }>>,
   serialize: (vehicle: VehicleRecord) => string,
-): Promise<string[]> {
-  const found = new Map<string, string>();
+): Promise<Buffer[]> {
+  const found = new Map<string, Buffer>();
   const missing: string[] = [];
   for (const { id, version } of wanted) {
     const json = cache.get(id, version);
@@ -54,7 +55,7 @@ export async function presentedVehicles(
   }
   if (missing.length > 0) {
     for (const row of await load(missing)) {
-      const json = serialize(row);
+      const json = Buffer.from(serialize(row));
       cache.set(row.id, row.version, json);
       found.set(row.id, json);
     }

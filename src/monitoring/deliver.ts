@@ -17,7 +17,8 @@ import type { Logger } from '../log.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { decryptSecret } from '../security/secrets.js';
-import { deferMs, lanesPerCompany, laneTurnMs } from '../webhooks/deliver-core.js';
+import { deferMs, laneTurnMs } from '../webhooks/deliver-core.js';
+import { LaneSlots } from '../webhooks/lane-slots.js';
 import { deliverOnce, storableText, type DeliveryOptions, type DeliveryResult } from '../webhooks/http-client.js';
 import { signMonitoringBody } from '../webhooks/sign.js';
 import { allowsPlainHttp } from '../webhooks/ssrf.js';
@@ -37,6 +38,8 @@ export interface MonitoringDeliveryDeps {
   log: Pick<Logger, 'warn'>;
   /** Tests inject a resolver to point hostnames at chosen addresses; production uses DNS. */
   resolve?: DeliveryOptions['resolve'];
+  /** The process's lane slots, shared with core lanes (src/webhooks/lane-slots.ts). */
+  slots?: LaneSlots;
 }
 
 export interface MonitoringLaneTurn {
@@ -126,28 +129,22 @@ export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
     });
   }
 
-  /** Monitoring lanes running in this process, per company (apart from core lanes' count). */
-  const running = new Map<string, number>();
+  const slots = deps.slots ?? new LaneSlots();
 
   /**
    * One turn of a subscription's lane: sends its due deliveries, a batch at a time, for at most
-   * `laneTurnMs`. A company holds at most `lanesPerCompany` of the process's slots with monitoring
-   * lanes (as with core lanes), so a tenant with many dead receivers never holds the slots every
-   * other tenant needs; a lane over the share asks again after `deferMs`.
+   * `laneTurnMs`. It needs one of the process's lane slots, shared with core lanes
+   * (src/webhooks/lane-slots.ts); a lane that gets none asks again after `deferMs`.
    */
   return async function deliverMonitoringLane(lane: MonitoringLane): Promise<MonitoringLaneTurn> {
-    const held = running.get(lane.companyId) ?? 0;
-    if (held >= lanesPerCompany) {
+    if (!slots.tryTake(lane.companyId)) {
       await requestMonitoringLanes(deps.queues, [lane], deferMs);
       return { outcomes: [], deferred: true };
     }
-    running.set(lane.companyId, held + 1);
     try {
       return { outcomes: await turn(lane), deferred: false };
     } finally {
-      const left = running.get(lane.companyId)! - 1;
-      if (left === 0) running.delete(lane.companyId);
-      else running.set(lane.companyId, left);
+      slots.release(lane.companyId);
     }
   };
 

@@ -18,7 +18,8 @@ import type { Logger } from '../log.js';
 import type { Queues } from '../queue/queues.js';
 import { decryptSecret } from '../security/secrets.js';
 import { deliverOnce, storableText, type DeliveryOptions } from './http-client.js';
-import { deliverySlotsPerProcess, requestLanes, type Lane } from './queue.js';
+import { LaneSlots } from './lane-slots.js';
+import { requestLanes, type Lane } from './queue.js';
 import { signCoreBody } from './sign.js';
 import { allowsPlainHttp } from './ssrf.js';
 import { webhookEnvelopeBytes } from './webhook-run.js';
@@ -34,6 +35,8 @@ export interface CoreDeliveryDeps {
   log: Pick<Logger, 'warn'>;
   /** Tests inject a resolver to point hostnames at chosen addresses; production uses DNS. */
   resolve?: DeliveryOptions['resolve'];
+  /** The process's lane slots, shared with monitoring lanes (src/webhooks/lane-slots.ts). */
+  slots?: LaneSlots;
 }
 
 export interface CoreDeliveryOutcome {
@@ -44,7 +47,7 @@ export interface CoreDeliveryOutcome {
 
 export interface LaneTurn {
   outcomes: CoreDeliveryOutcome[];
-  /** The lane's company already held its share of this process's slots: nothing was sent; the lane comes back later. */
+  /** The lane got no slot in this process (its company at its share): nothing was sent; it comes back later. */
   deferred: boolean;
 }
 
@@ -63,12 +66,6 @@ const recordBatch = 100;
  * subscription shares the worker with every other lane that has work.
  */
 export const laneTurnMs = 1_000;
-/**
- * Lanes of one company running at once in one process: a quarter of the slots, so a tenant with
- * many slow or dead receivers never holds the slots every other tenant needs, whatever the
- * delivery timeout.
- */
-export const lanesPerCompany = deliverySlotsPerProcess / 4;
 /** How long a lane over its company's share waits before it asks again (core and monitoring lanes). */
 export const deferMs = 1_000;
 
@@ -114,8 +111,7 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
     allowHttp,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   };
-  /** Lanes running in this process, per company. */
-  const running = new Map<string, number>();
+  const slots = deps.slots ?? new LaneSlots();
 
   function failedBeforeSending(
     record: Pick<AttemptRecord, 'deliveryId' | 'attemptNumber' | 'trigger' | 'url' | 'startedAt'>,
@@ -252,22 +248,18 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
 
   /**
    * One turn of a lane. When work is left the lane asks for another turn, behind every lane
-   * already waiting; a lane of a company at its share of this process's slots asks again later.
+   * already waiting; a lane that gets no slot (src/webhooks/lane-slots.ts) asks again later.
    */
   return async function deliverLane(lane: Lane): Promise<LaneTurn> {
-    const held = running.get(lane.companyId) ?? 0;
-    if (held >= lanesPerCompany) {
+    if (!slots.tryTake(lane.companyId)) {
       await requestLanes(deps.queues, [lane], deferMs);
       return { outcomes: [], deferred: true };
     }
-    running.set(lane.companyId, held + 1);
     const outcomes: CoreDeliveryOutcome[] = [];
     try {
       if (await turn(lane.subscriptionId, outcomes)) await requestLanes(deps.queues, [lane]);
     } finally {
-      const left = running.get(lane.companyId)! - 1;
-      if (left === 0) running.delete(lane.companyId);
-      else running.set(lane.companyId, left);
+      slots.release(lane.companyId);
     }
     return { outcomes, deferred: false };
   };

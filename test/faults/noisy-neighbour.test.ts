@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertWebhookEvents } from '../../src/db/webhooks.js';
-import { lanesPerCompany } from '../../src/webhooks/deliver-core.js';
+import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
 import { requestRelay } from '../../src/webhooks/queue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

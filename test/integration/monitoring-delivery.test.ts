@@ -6,6 +6,8 @@
  * both routes; the retention purge by tier; the monthly metering record.
  */
 import { createHmac } from 'node:crypto';
+import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
+import { deliverySlotsPerProcess } from '../../src/webhooks/queue.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitoredVehiclesOfMonth } from '../../src/db/monitoring-metering.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -204,13 +206,14 @@ describe('retries', () => {
 });
 
 describe('sharing the worker', () => {
-  it("a company's lanes hold at most its share of a process's slots; another company's delivery goes out meanwhile", async () => {
+  it("a company's lanes fill the process only up to its reserved quarter; another company's delivery goes out meanwhile", async () => {
     const busy = await t.createCompany('Busy Fleet');
     receiver.answer('/hang', { status: 200, delayMs: 1_500 });
     receiver.answer('/calm', { status: 200 });
     const due = new Date(Date.now() - 1_000);
-    // One more subscription than the company's share (16 of the 64 slots), each with a delivery due.
-    for (let i = 0; i < 17; i++) {
+    // One more subscription than the company may run while a quarter of the 64 slots stays free.
+    const fill = deliverySlotsPerProcess - lanesPerCompany;
+    for (let i = 0; i <= fill; i++) {
       const vehicle = await t.createVehicle(busy.id);
       const response = await v1(t, 'POST', '/runs/subscribe', busy.key, {
         vehicle_id: vehicle.id,
@@ -238,13 +241,13 @@ describe('sharing the worker', () => {
       },
     );
     await t.queues.add('webhooks.monitoring-recover', {});
-    await expect.poll(() => requestsTo('/hang').length, { timeout: 30_000 }).toBe(17);
+    await expect.poll(() => requestsTo('/hang').length, { timeout: 30_000 }).toBe(fill + 1);
     const calmAt = requestsTo('/calm')[0]!.at;
     const hangs = requestsTo('/hang')
       .map((r) => r.at)
       .sort((a, b) => a - b);
-    // The 17th lane waited for the share: the other company's delivery did not.
-    expect(calmAt).toBeLessThan(hangs[16]!);
+    // The last lane waited for a slot: the other company's delivery did not.
+    expect(calmAt).toBeLessThan(hangs[fill]!);
     const lanes = await t.queues.queue('webhooks').getCompleted(0, 1_000);
     expect(
       lanes.some(

@@ -76,14 +76,26 @@ const jsonSchema = (schema: TSchema) => schema as unknown as Record<string, unkn
 const VehicleSchema = jsonSchema(Vehicle);
 const MetaSchema = jsonSchema(Meta);
 
+const comma = Buffer.from(',');
+const listStart = Buffer.from('{"success":true,"data":[');
+const oneStart = Buffer.from('{"success":true,"data":');
+
 /**
- * Sends the success envelope around `data`, JSON text of presented vehicles made by the response
- * schema's serializer, with meta serialized by its schema: the bytes the route's schema would send.
+ * Sends the success envelope around presented vehicles (UTF-8 JSON made by the response schema's
+ * serializer), one or a list, with meta serialized by its schema: the bytes the route's schema
+ * would send, assembled by copying.
  */
-function sendEnvelope(reply: FastifyReply, data: string, page: Page | null = null) {
-  const body = `{"success":true,"data":${data},"meta":${reply.serializeInput(meta(page), MetaSchema)}}`;
-  // Already JSON text: a string with a JSON content type goes out as it is, not serialized again.
-  return reply.type('application/json; charset=utf-8').send(body as never);
+function sendEnvelope(reply: FastifyReply, data: Buffer | readonly Buffer[], page: Page | null = null) {
+  const metaJson = reply.serializeInput(meta(page), MetaSchema);
+  const parts = Buffer.isBuffer(data)
+    ? [oneStart, data, Buffer.from(`,"meta":${metaJson}}`)]
+    : [
+        listStart,
+        ...data.flatMap((item, i) => (i === 0 ? [item] : [comma, item])),
+        Buffer.from(`],"meta":${metaJson}}`),
+      ];
+  // Already JSON: Buffers go out as they are, not serialized again.
+  return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts) as never);
 }
 
 export const vehicleRoutes: FastifyPluginAsyncTypebox<{
@@ -116,7 +128,7 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
         query.include_total ? countActiveVehicles(deps.pool, companyId, updatedSince) : null,
       ]);
       const items = await presentedVehicles(deps.vehicleCache, versions, load(companyId), serializer(reply));
-      return sendEnvelope(reply, `[${items.join(',')}]`, { limit: query.limit, offset: query.offset, total });
+      return sendEnvelope(reply, items, { limit: query.limit, offset: query.offset, total });
     },
   );
 
