@@ -340,7 +340,7 @@ export async function benchMonitoring(args: string[]): Promise<Record<string, un
   const memory = (run: typeof on) =>
     `${run.workerMemory.afterEachTenthMiB[0]} → ${run.workerMemory.afterEachTenthMiB.at(-1)} MiB (peak ${run.workerMemory.peakMiB})`;
   console.log(
-    `worker memory from the first tenth of the pushes to the end (--readings 1000000: 100k → 1M): off ${memory(off)}, on ${memory(on)}`,
+    `worker memory from the first tenth of the pushes to the end (${(readings / 10).toLocaleString()} → ${readings.toLocaleString()} samples): off ${memory(off)}, on ${memory(on)}`,
   );
   console.log(
     `events detected: ${
