@@ -10,7 +10,6 @@
  *   sending the same number of signed POSTs, 64 in flight. Target: ≥ 0.4 × the loop.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
 import { Queue } from 'bullmq';
 import type { Pool } from '../src/db/pool.js';
 import { monitoringKinds } from '../src/monitoring/kinds.js';
@@ -20,7 +19,15 @@ import { encryptSecret } from '../src/security/secrets.js';
 import { signMonitoringBody } from '../src/webhooks/sign.js';
 import { benchFleet, generateBatches, memoryOf, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { createRedis } from '../src/queue/connection.js';
-import { benchConfig, benchLog, freshDatabase, printTable, startService, type Service } from './support.js';
+import {
+  benchConfig,
+  benchLog,
+  freshDatabase,
+  signedPostLoop,
+  printTable,
+  startService,
+  type Service,
+} from './support.js';
 
 const apiPort = 3931;
 const workerPort = 3932;
@@ -169,45 +176,11 @@ function eventBody(eventId: string, subscriptionId: string, vehicleId: string): 
 }
 
 /** The ceiling: `count` signed monitoring POSTs from a plain loop, `inFlight` at a time over keep-alive. */
-async function rawLoop(receiverUrl: string, count: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
-  const target = new URL(`${receiverUrl}/hooks/monitoring`);
-  const send = () =>
-    new Promise<void>((resolve, reject) => {
-      const body = eventBody(randomUUID(), randomUUID(), randomUUID());
-      const req = request(
-        target,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            'x-service-signature': signMonitoringBody(secret, body),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 204 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  let sent = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (sent < count) {
-        sent++;
-        await send();
-      }
-    }),
-  );
-  agent.destroy();
-  return Number(process.hrtime.bigint() - started) / 1e9;
+function rawLoop(receiverUrl: string, count: number): Promise<number> {
+  return signedPostLoop(`${receiverUrl}/hooks/monitoring`, count, inFlight, () => {
+    const body = eventBody(randomUUID(), randomUUID(), randomUUID());
+    return { body, headers: { 'x-service-signature': signMonitoringBody(secret, body) } };
+  });
 }
 
 /** `count` stored events with due deliveries, spread over the subscriptions (as detection leaves them). */

@@ -1,5 +1,6 @@
 /** Shared bench plumbing: a fresh database, child service processes, autocannon runs, reporting. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -156,4 +157,50 @@ export function writeResult(name: string, result: unknown): string {
   const file = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(result, null, 2));
   return file;
+}
+
+/**
+ * A delivery ceiling: `count` signed POSTs to `url` from a plain loop, `inFlight` at a time over
+ * keep-alive; `next` builds each body and its signature header. Answers the seconds it took.
+ */
+export async function signedPostLoop(
+  url: string,
+  count: number,
+  inFlight: number,
+  next: () => { body: Buffer; headers: Record<string, string> },
+): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+  const target = new URL(url);
+  const send = () =>
+    new Promise<void>((resolve, reject) => {
+      const { body, headers } = next();
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 204 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  let sent = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (sent < count) {
+        sent++;
+        await send();
+      }
+    }),
+  );
+  agent.destroy();
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }

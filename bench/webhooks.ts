@@ -10,7 +10,6 @@
  * Prints deliveries/s for both, the ratio and the latency p50/p99. Target: ratio ≥ 0.5.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
 import { withTransaction, type Pool } from '../src/db/pool.js';
 import { insertSubscription, insertWebhookEvents } from '../src/db/webhooks.js';
 import { insertVehicle } from '../src/db/vehicles.js';
@@ -23,7 +22,15 @@ import { requestRelay } from '../src/webhooks/queue.js';
 import { signCoreBody } from '../src/webhooks/sign.js';
 import { webhookEnvelopeBytes, type WebhookRun } from '../src/webhooks/webhook-run.js';
 import { createRedis } from '../src/queue/connection.js';
-import { benchConfig, benchLog, freshDatabase, printTable, startService, type Service } from './support.js';
+import {
+  benchConfig,
+  benchLog,
+  freshDatabase,
+  signedPostLoop,
+  printTable,
+  startService,
+  type Service,
+} from './support.js';
 
 const receiverPort = 3921;
 const workerPort = 3922;
@@ -109,46 +116,12 @@ async function seed(pool: Pool, receiverUrl: string): Promise<{ companyId: strin
 }
 
 /** The ceiling: `count` signed POSTs from a plain loop, `inFlight` at a time over keep-alive. */
-async function rawLoop(receiverUrl: string, payload: WebhookRun, count: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
-  const target = new URL(`${receiverUrl}/hooks/fleet`);
+function rawLoop(receiverUrl: string, payload: WebhookRun, count: number): Promise<number> {
   const dataJson = JSON.stringify(payload);
-  const send = () =>
-    new Promise<void>((resolve, reject) => {
-      const body = webhookEnvelopeBytes('run.completed', randomUUID(), new Date(), dataJson);
-      const req = request(
-        target,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            'service-signature': signCoreBody(secret, body, Math.floor(Date.now() / 1000)),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 204 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  let sent = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (sent < count) {
-        sent++;
-        await send();
-      }
-    }),
-  );
-  agent.destroy();
-  return Number(process.hrtime.bigint() - started) / 1e9;
+  return signedPostLoop(`${receiverUrl}/hooks/fleet`, count, inFlight, () => {
+    const body = webhookEnvelopeBytes('run.completed', randomUUID(), new Date(), dataJson);
+    return { body, headers: { 'service-signature': signCoreBody(secret, body, Math.floor(Date.now() / 1000)) } };
+  });
 }
 
 /** One transaction of `size` outbox events, then the relay request a committed run change makes. */
