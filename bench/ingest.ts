@@ -89,6 +89,14 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
 }
 
+/** Ingest jobs a worker process completed, from its /metrics. */
+async function completedIngestJobs(workerUrl: string): Promise<number> {
+  const text = await (await fetch(`${workerUrl}/metrics`)).text();
+  return [
+    ...text.matchAll(/^job_duration_seconds_count\{[^}]*queue="ingest"[^}]*outcome="completed"[^}]*\} (\d+)$/gm),
+  ].reduce((sum, [, n]) => sum + Number(n), 0);
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -132,8 +140,14 @@ async function copyCeiling(pool: Pool, until: Date): Promise<{ rows: number; sec
 }
 
 export async function benchIngest(args: string[]): Promise<Record<string, unknown>> {
-  const flag = args.indexOf('--readings');
-  const target = flag >= 0 ? Number(args[flag + 1]) : 1_000_000;
+  const option = (name: string, fallback: number) => {
+    const flag = args.indexOf(name);
+    return flag >= 0 ? Number(args[flag + 1]) : fallback;
+  };
+  const target = option('--readings', 1_000_000);
+  // Scale-out: several API and ingest worker processes at once (docs/scaling.md).
+  const apiCount = option('--apis', 1);
+  const workerCount = option('--workers', 1);
   const secret = 'bench-simulator-secret';
   const { url: databaseUrl, pool } = await freshDatabase('ingest');
   const { connectionId, vehicleIds } = await seed(pool, secret);
@@ -150,10 +164,14 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
 
   const services: Service[] = [];
   try {
-    const api = await startService('server/main.js', ['api'], env, 3911, '/readyz');
-    services.push(api);
-    const worker = await startService('server/main.js', ['worker', 'ingest'], env, 3912, '/readyz');
-    services.push(worker);
+    const apis: Service[] = [];
+    const workers: Service[] = [];
+    for (let i = 0; i < apiCount; i++)
+      apis.push(await startService('server/main.js', ['api'], env, 3911 + 2 * i, '/readyz'));
+    for (let i = 0; i < workerCount; i++)
+      workers.push(await startService('server/main.js', ['worker', 'ingest'], env, 3912 + 2 * i, '/readyz'));
+    services.push(...apis, ...workers);
+    const [api, worker] = [apis[0]!, workers[0]!];
 
     const memory: Array<{ progress: string; api: ReturnType<typeof memoryOf>; worker: ReturnType<typeof memoryOf> }> =
       [];
@@ -162,7 +180,8 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     const checkpoints = [0.25, 0.5, 0.75, 1];
     const pushOne = async (batch: Batch) => {
       const sendTime = Date.now();
-      sentAt.set(await pushBatch(api.url, connectionId, secret, batch), sendTime);
+      const via = apis[pushed % apis.length]!;
+      sentAt.set(await pushBatch(via.url, connectionId, secret, batch), sendTime);
       pushed++;
       while (checkpoints.length > 0 && pushed / batches.length >= checkpoints[0]!) {
         memory.push({
@@ -250,8 +269,18 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     console.log(
       `push-to-visible latency under the saturating burst (queueing included): p50 ${percentile(saturated.latencies, 50)} ms, p99 ${percentile(saturated.latencies, 99)} ms`,
     );
+    // Nothing lost or doubled: every inbox row processed, and the readings stored are what they counted.
+    const counted = (
+      await pool.query<{ n: number }>(`SELECT coalesce(sum(samples_count), 0)::int AS n FROM ingest_inbox`)
+    ).rows[0]!.n;
+    const allReadings = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM readings`)).rows[0]!.n;
+    const perWorker = await Promise.all(workers.map((w) => completedIngestJobs(w.url)));
+    console.log(
+      `${apiCount} API and ${workerCount} worker processes; ingest jobs completed per worker: ${perWorker.join(', ')}; ` +
+        `readings stored ${allReadings.toLocaleString()}, counted by the inbox ${counted.toLocaleString()}: ${allReadings === counted ? 'none lost or doubled' : 'MISMATCH'}`,
+    );
     printTable(
-      'Memory (MiB) as the volume grows',
+      'Memory (MiB) as the volume grows (first API and worker process)',
       memory.map((m) => ({
         point: m.progress,
         'api rss': m.api.rssMiB,
@@ -261,6 +290,12 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       })),
     );
     return {
+      processes: {
+        apis: apiCount,
+        workers: workerCount,
+        ingestJobsPerWorker: perWorker,
+        lostOrDoubled: allReadings !== counted,
+      },
       readings: stored,
       pushes: batches.length,
       e2eReadingsPerSecond: e2eRate,
