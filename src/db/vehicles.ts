@@ -110,14 +110,23 @@ export interface VehiclePage {
   offset: number;
 }
 
+/** A page of the company's active vehicles, newest change first: `$1` company, `$2` updated since, `$3` limit, `$4` offset. */
+const activeVehiclesPage = `FROM vehicles
+  WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)
+  ORDER BY updated_at DESC, id DESC
+  LIMIT $3 OFFSET $4`;
+
+const pageValues = (companyId: string, page: VehiclePage) => [companyId, page.updatedSince, page.limit, page.offset];
+
+/**
+ * A page with every row decoded. The API reads versions first (listActiveVehicleVersions); this
+ * one is the bare ceiling's query in `npm run bench -- api` (bench/bare-pg-server.ts).
+ */
 export async function listActiveVehicles(q: Queryable, companyId: string, page: VehiclePage): Promise<VehicleRecord[]> {
   const result = await q.query<VehicleRecord>({
     name: 'list-active-vehicles',
-    text: `SELECT ${vehicleColumns} FROM vehicles
-           WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)
-           ORDER BY updated_at DESC, id DESC
-           LIMIT $3 OFFSET $4`,
-    values: [companyId, page.updatedSince, page.limit, page.offset],
+    text: `SELECT ${vehicleColumns} ${activeVehiclesPage}`,
+    values: pageValues(companyId, page),
   });
   return result.rows;
 }
@@ -149,11 +158,8 @@ export async function listActiveVehicleVersions(
 ): Promise<VehicleVersion[]> {
   const result = await q.query<VehicleVersion>({
     name: 'list-active-vehicle-versions',
-    text: `SELECT id, xmin::text AS version FROM vehicles
-           WHERE company_id = $1 AND active AND ($2::timestamptz IS NULL OR updated_at >= $2)
-           ORDER BY updated_at DESC, id DESC
-           LIMIT $3 OFFSET $4`,
-    values: [companyId, page.updatedSince, page.limit, page.offset],
+    text: `SELECT id, xmin::text AS version ${activeVehiclesPage}`,
+    values: pageValues(companyId, page),
   });
   return result.rows;
 }
