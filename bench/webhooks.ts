@@ -106,7 +106,7 @@ async function seed(pool: Pool, receiverUrl: string): Promise<{ companyId: strin
       },
     });
     // The seed's own run.created is not part of the measurement.
-    await tx.query(`UPDATE webhook_events SET relayed_at = now()`);
+    await tx.query(`DELETE FROM webhook_relay_queue`);
     await insertSubscription(tx, {
       companyId,
       url: `${receiverUrl}/hooks/fleet`,
