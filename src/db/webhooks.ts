@@ -230,6 +230,35 @@ export async function failAbandonedDeliveries(q: Queryable, before: Date): Promi
   return result.rows[0]!.n;
 }
 
+/**
+ * Deletes up to `limit` core webhook events that occurred before `before` (WEBHOOK_RETENTION_DAYS),
+ * with their deliveries and attempts. An event still queued for the relay, or with a delivery
+ * still pending or sending, is kept until it settles. Answers how many events went.
+ */
+export async function deleteSettledWebhookHistory(q: Queryable, before: Date, limit: number): Promise<number> {
+  const result = await q.query<{ n: number }>({
+    name: 'delete-settled-webhook-history',
+    text: `WITH old AS (
+             SELECT e.id FROM webhook_events e
+             WHERE e.occurred_at < $1
+               AND NOT EXISTS (SELECT FROM webhook_relay_queue q WHERE q.event_id = e.id)
+               AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('pending', 'sending'))
+             LIMIT $2 FOR UPDATE SKIP LOCKED
+           ), deliveries AS (
+             SELECT d.id FROM webhook_deliveries d JOIN old ON d.event_id = old.id
+           ), attempts AS (
+             DELETE FROM webhook_attempts a USING deliveries d WHERE a.delivery_id = d.id
+           ), deleted_deliveries AS (
+             DELETE FROM webhook_deliveries d USING deliveries x WHERE d.id = x.id
+           ), events AS (
+             DELETE FROM webhook_events e USING old WHERE e.id = old.id RETURNING 1
+           )
+           SELECT count(*)::int AS n FROM events`,
+    values: [before, limit],
+  });
+  return result.rows[0]!.n;
+}
+
 export interface SubscriptionRecord {
   id: string;
   companyId: string;
