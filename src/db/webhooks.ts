@@ -80,6 +80,8 @@ export interface PendingDelivery {
 
 export interface DeliveryToSend {
   deliveryId: string;
+  /** When the delivery was created, exactly as Postgres prints it (microseconds kept): a later claim's `from`. */
+  createdAt: string;
   eventId: string;
   kind: string;
   occurredAt: Date;
@@ -95,26 +97,33 @@ export interface DeliveryToSend {
  * (pending → sending), in one statement. The claim is the record that a send started: a lane
  * claims only for senders about to send. Rows claimed elsewhere are skipped, so nothing is ever
  * claimed twice.
+ *
+ * `from` (a previous claim's `createdAt`) starts the index scan there: the lane index keeps the
+ * entries of rows claimed since the last vacuum, and skipping them one by one made each claim of
+ * a long backlog slower than the last. A delivery created before `from` that committed late is
+ * not seen by that claim; the caller claims once more without `from` before it calls a lane empty.
  */
 export async function claimLaneDeliveries(
   q: Queryable,
   subscriptionId: string,
   limit: number,
+  from: string | null = null,
 ): Promise<DeliveryToSend[]> {
   const result = await q.query<DeliveryToSend>({
     name: 'claim-lane-deliveries',
     text: `WITH next AS (
-             SELECT id FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'pending'
+             SELECT id FROM webhook_deliveries
+             WHERE subscription_id = $1 AND status = 'pending' AND created_at >= coalesce($3::timestamptz, '-infinity')
              ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
            ), claimed AS (
              UPDATE webhook_deliveries d SET status = 'sending', claimed_at = clock_timestamp()
              FROM next WHERE d.id = next.id RETURNING d.id, d.event_id, d.subscription_id, d.created_at
            )
-           SELECT c.id AS "deliveryId", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
+           SELECT c.id AS "deliveryId", c.created_at::text AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
            FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id
            ORDER BY c.created_at`,
-    values: [subscriptionId, limit],
+    values: [subscriptionId, limit, from],
   });
   return result.rows;
 }
