@@ -5,6 +5,7 @@ import { deleteProcessedInboxRows } from '../src/db/inbox.js';
 import { dropReadingPartition, ensureReadingPartitions, listReadingPartitions } from '../src/db/readings.js';
 import { deleteSettledWebhookHistory } from '../src/db/webhooks.js';
 import { expiredPartitions } from '../src/domain/partitions.js';
+import { retentionCutoff } from '../src/domain/retention.js';
 import { purgeExpiredMonitoringHistory } from '../src/monitoring/retention.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
@@ -29,18 +30,14 @@ export function maintenanceHandlers(deps: WorkerDeps): JobHandlers<'maintenance'
       return result;
     },
     'maintenance.purge-expired': async () => {
-      const before = (days: number) => new Date(deps.now().getTime() - days * 24 * 60 * 60 * 1000);
-      const { inboxRetentionDays, webhookRetentionDays } = deps.config;
-      const inboxRowsDeleted =
-        inboxRetentionDays > 0
-          ? await deleteInBatches((limit) => deleteProcessedInboxRows(deps.pool, before(inboxRetentionDays), limit))
-          : 0;
-      const webhookEventsDeleted =
-        webhookRetentionDays > 0
-          ? await deleteInBatches((limit) =>
-              deleteSettledWebhookHistory(deps.pool, before(webhookRetentionDays), limit),
-            )
-          : 0;
+      const inboxBefore = retentionCutoff(deps.now(), deps.config.inboxRetentionDays);
+      const webhooksBefore = retentionCutoff(deps.now(), deps.config.webhookRetentionDays);
+      const inboxRowsDeleted = inboxBefore
+        ? await deleteInBatches((limit) => deleteProcessedInboxRows(deps.pool, inboxBefore, limit))
+        : 0;
+      const webhookEventsDeleted = webhooksBefore
+        ? await deleteInBatches((limit) => deleteSettledWebhookHistory(deps.pool, webhooksBefore, limit))
+        : 0;
       if (inboxRowsDeleted + webhookEventsDeleted > 0)
         deps.log.info(
           { inboxRowsDeleted, webhookEventsDeleted },

@@ -1,7 +1,7 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
 import type { Queryable } from './pool.js';
 
-/** Writes outbox events and queues each for the relay, in one statement. */
+/** Writes outbox events; a trigger queues each for the relay (migrations/0020). */
 export async function insertWebhookEvents(
   q: Queryable,
   events: ReadonlyArray<{
@@ -13,15 +13,10 @@ export async function insertWebhookEvents(
   }>,
 ): Promise<Array<{ id: string; kind: string; occurredAt: Date }>> {
   const result = await q.query<{ id: string; kind: string; occurredAt: Date }>(
-    `WITH events AS (
-       INSERT INTO webhook_events (company_id, run_id, kind, payload, subscription_id)
-       SELECT company, run, kind, payload, subscription
-       FROM json_to_recordset($1::json) AS e(company uuid, run uuid, kind text, payload jsonb, subscription uuid)
-       RETURNING id, kind, occurred_at
-     ), queued AS (
-       INSERT INTO webhook_relay_queue (event_id, occurred_at) SELECT id, occurred_at FROM events
-     )
-     SELECT id, kind, occurred_at AS "occurredAt" FROM events`,
+    `INSERT INTO webhook_events (company_id, run_id, kind, payload, subscription_id)
+     SELECT company, run, kind, payload, subscription
+     FROM json_to_recordset($1::json) AS e(company uuid, run uuid, kind text, payload jsonb, subscription uuid)
+     RETURNING id, kind, occurred_at AS "occurredAt"`,
     [
       JSON.stringify(
         events.map((e) => ({
@@ -80,7 +75,10 @@ export interface PendingDelivery {
 
 export interface DeliveryToSend {
   deliveryId: string;
-  /** When the delivery was created, exactly as Postgres prints it (microseconds kept): a later claim's `from`. */
+  /**
+   * When the delivery was created, in UTC to the microsecond at a fixed width (so two compare in
+   * time order as text): a later claim's `from`.
+   */
   createdAt: string;
   eventId: string;
   kind: string;
@@ -101,7 +99,8 @@ export interface DeliveryToSend {
  * `from` (a previous claim's `createdAt`) starts the index scan there: the lane index keeps the
  * entries of rows claimed since the last vacuum, and skipping them one by one made each claim of
  * a long backlog slower than the last. A delivery created before `from` that committed late is
- * not seen by that claim; the caller claims once more without `from` before it calls a lane empty.
+ * not seen by that claim; the caller claims from the start for what a claim from `from` did not
+ * fill (src/webhooks/deliver-core.ts cursorClaims).
  */
 export async function claimLaneDeliveries(
   q: Queryable,
@@ -119,7 +118,7 @@ export async function claimLaneDeliveries(
              UPDATE webhook_deliveries d SET status = 'sending', claimed_at = clock_timestamp()
              FROM next WHERE d.id = next.id RETURNING d.id, d.event_id, d.subscription_id, d.created_at
            )
-           SELECT c.id AS "deliveryId", c.created_at::text AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
+           SELECT c.id AS "deliveryId", to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
            FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id
            ORDER BY c.created_at`,
@@ -242,7 +241,9 @@ export async function failAbandonedDeliveries(q: Queryable, before: Date): Promi
 /**
  * Deletes up to `limit` core webhook events that occurred before `before` (WEBHOOK_RETENTION_DAYS),
  * with their deliveries and attempts. An event still queued for the relay, or with a delivery
- * still pending or sending, is kept until it settles. Answers how many events went.
+ * still pending or sending or settled since `before`, is kept: a delivery given up as worker_lost
+ * may still get its real attempt record (recordAttempts), which needs the delivery. Answers how
+ * many events went.
  */
 export async function deleteSettledWebhookHistory(q: Queryable, before: Date, limit: number): Promise<number> {
   const result = await q.query<{ n: number }>({
@@ -251,7 +252,8 @@ export async function deleteSettledWebhookHistory(q: Queryable, before: Date, li
              SELECT e.id FROM webhook_events e
              WHERE e.occurred_at < $1
                AND NOT EXISTS (SELECT FROM webhook_relay_queue q WHERE q.event_id = e.id)
-               AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('pending', 'sending'))
+               AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id
+                                 AND (d.status IN ('pending', 'sending') OR d.completed_at >= $1))
              LIMIT $2 FOR UPDATE SKIP LOCKED
            ), deliveries AS (
              SELECT d.id FROM webhook_deliveries d JOIN old ON d.event_id = old.id

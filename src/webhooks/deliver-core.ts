@@ -103,17 +103,19 @@ function groupClaims<R>(claim: (count: number) => Promise<R[]>): () => Promise<R
 
 /**
  * A lane's claims, each starting where the previous one ended (claimLaneDeliveries' `from`; the
- * claims of a turn run one at a time), and once more from the start before answering none, so a
- * delivery that committed behind the cursor is sent in this turn too.
+ * claims of a turn run one at a time). What a claim from the cursor does not fill is claimed from
+ * the start, so a delivery that committed behind the cursor is sent in this turn too, and a
+ * short answer still means the lane is empty.
  */
 export function cursorClaims<R extends { createdAt: string }>(
   claim: (count: number, from: string | null) => Promise<R[]>,
 ): (count: number) => Promise<R[]> {
   let from: string | null = null;
   return async (count) => {
-    let rows = await claim(count, from);
-    if (rows.length === 0 && from !== null) rows = await claim(count, null);
-    from = rows.at(-1)?.createdAt ?? from;
+    const rows = await claim(count, from);
+    if (rows.length < count && from !== null) rows.push(...(await claim(count - rows.length, null)));
+    // The cursor is the newest claimed: a row from the start is older than the ones from the cursor.
+    for (const row of rows) if (from === null || row.createdAt > from) from = row.createdAt;
     return rows;
   };
 }

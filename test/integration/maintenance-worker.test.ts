@@ -111,24 +111,30 @@ describe('maintenance worker', () => {
         [company],
       )
     ).rows[0].id;
-    const event = async (label: string, occurredAt: string, delivery: 'succeeded' | 'pending' | 'queued') => {
+    const event = async (
+      label: string,
+      occurredAt: string,
+      delivery: 'succeeded' | 'failed' | 'pending' | 'sending' | 'queued',
+      completedAt = occurredAt,
+    ) => {
       const id = (
         await t.pool.query(
           `INSERT INTO webhook_events (company_id, kind, payload, occurred_at) VALUES ($1, 'run.created', $2, $3) RETURNING id`,
           [company, JSON.stringify({ label }), occurredAt],
         )
       ).rows[0].id;
-      if (delivery === 'queued') {
-        await t.pool.query(`INSERT INTO webhook_relay_queue (event_id, occurred_at) VALUES ($1, $2)`, [id, occurredAt]);
-        return;
-      }
+      // Inserting the event queued it for the relay (the trigger of migrations/0020); a relayed one is off the queue.
+      if (delivery === 'queued') return;
+      await t.pool.query(`DELETE FROM webhook_relay_queue WHERE event_id = $1`, [id]);
+      const settled = delivery === 'succeeded' || delivery === 'failed';
       const deliveryId = (
         await t.pool.query(
-          `INSERT INTO webhook_deliveries (event_id, subscription_id, company_id, status) VALUES ($1, $2, $3, $4) RETURNING id`,
-          [id, subscription, company, delivery],
+          `INSERT INTO webhook_deliveries (event_id, subscription_id, company_id, status, completed_at)
+           VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+          [id, subscription, company, delivery, settled ? completedAt : null],
         )
       ).rows[0].id;
-      if (delivery === 'succeeded')
+      if (settled)
         await t.pool.query(
           `INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status)
            VALUES ($1, 1, 'scheduled', 'https://hooks.example.com/x', $2, 5, 204)`,
@@ -136,23 +142,25 @@ describe('maintenance worker', () => {
         );
     };
     // 90 days of webhook history reach back to 2031-03-12.
-    await event('old settled', '2031-01-01T00:00:00Z', 'succeeded');
+    await event('old succeeded', '2031-01-01T00:00:00Z', 'succeeded');
+    await event('old failed', '2031-01-01T00:00:00Z', 'failed');
     await event('old pending', '2031-01-01T00:00:00Z', 'pending');
+    await event('old sending', '2031-01-01T00:00:00Z', 'sending');
     await event('old queued', '2031-01-01T00:00:00Z', 'queued');
+    // Given up as worker_lost only lately: its real attempt record may still come.
+    await event('old settled lately', '2031-01-01T00:00:00Z', 'failed', '2031-06-09T23:00:00Z');
     await event('recent settled', '2031-06-01T00:00:00Z', 'succeeded');
 
-    await queues.queue('maintenance').add('maintenance.purge-expired', {});
-    await expect
-      .poll(
-        async () =>
-          (
-            await t.pool.query(`SELECT payload FROM ingest_inbox WHERE connection_id = $1 ORDER BY payload`, [
-              connection.id,
-            ])
-          ).rows.map((r) => r.payload),
-        { timeout: 15_000 },
-      )
-      .toEqual(['old parked', 'old pending', 'recent processed']);
+    const job = await queues.queue('maintenance').add('maintenance.purge-expired', {});
+    await expect.poll(() => job.getState(), { timeout: 15_000 }).toBe('completed');
+    expect((await queues.queue('maintenance').getJob(job.id!))!.returnvalue).toEqual({
+      inboxRowsDeleted: 1,
+      webhookEventsDeleted: 2,
+    });
+    const inboxLeft = await t.pool.query(`SELECT payload FROM ingest_inbox WHERE connection_id = $1 ORDER BY payload`, [
+      connection.id,
+    ]);
+    expect(inboxLeft.rows.map((r) => r.payload)).toEqual(['old parked', 'old pending', 'recent processed']);
     const events = await t.pool.query(
       `SELECT e.payload ->> 'label' AS label, count(d.id)::int AS deliveries, count(a.delivery_id)::int AS attempts
        FROM webhook_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
@@ -162,6 +170,8 @@ describe('maintenance worker', () => {
     expect(events.rows).toEqual([
       { label: 'old pending', deliveries: 1, attempts: 0 },
       { label: 'old queued', deliveries: 0, attempts: 0 },
+      { label: 'old sending', deliveries: 1, attempts: 0 },
+      { label: 'old settled lately', deliveries: 1, attempts: 1 },
       { label: 'recent settled', deliveries: 1, attempts: 1 },
     ]);
     const orphans = await t.pool.query(

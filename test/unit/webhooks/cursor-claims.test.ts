@@ -4,9 +4,9 @@ import { cursorClaims } from '../../../src/webhooks/deliver-core.js';
 /** Pending rows by creation time; a claim takes the oldest at or after `from`. */
 function fakeLane(createdAt: string[]) {
   const pending = new Set(createdAt);
-  const calls: Array<string | null> = [];
+  const calls: Array<[number, string | null]> = [];
   const claim = async (count: number, from: string | null) => {
-    calls.push(from);
+    calls.push([count, from]);
     const rows = [...pending]
       .filter((at) => from === null || at >= from)
       .sort()
@@ -24,23 +24,37 @@ describe('cursorClaims', () => {
     const take = cursorClaims(lane.claim);
     expect((await take(2)).map((r) => r.createdAt)).toEqual(['01', '02']);
     expect((await take(2)).map((r) => r.createdAt)).toEqual(['03', '04']);
-    expect(lane.calls).toEqual([null, '02']);
+    expect(lane.calls).toEqual([
+      [2, null],
+      [2, '02'],
+    ]);
   });
 
-  it('claims once more from the start before answering none, so a late row behind the cursor is taken', async () => {
-    const lane = fakeLane(['01', '02']);
+  it('fills a short answer from the start, so a late row behind the cursor is taken and the cursor stays at the newest', async () => {
+    const lane = fakeLane(['01', '02', '03']);
     const take = cursorClaims(lane.claim);
     await take(2);
     lane.pending.add('00'); // committed late, created before the cursor
-    expect((await take(2)).map((r) => r.createdAt)).toEqual(['00']);
-    expect(lane.calls).toEqual([null, '02', null]);
-    expect(await take(2)).toEqual([]);
+    expect((await take(3)).map((r) => r.createdAt)).toEqual(['03', '00']);
+    expect(lane.calls).toEqual([
+      [2, null],
+      [3, '02'],
+      [2, null],
+    ]);
+    lane.pending.add('04');
+    expect((await take(1)).map((r) => r.createdAt)).toEqual(['04']);
+    expect(lane.calls.at(-1)).toEqual([1, '03']);
   });
 
-  it('keeps its cursor across an empty answer', async () => {
-    const lane = fakeLane([]);
+  it('answers none only when the lane is empty from the start too', async () => {
+    const lane = fakeLane(['01']);
     const take = cursorClaims(lane.claim);
+    await take(1);
     expect(await take(5)).toEqual([]);
-    expect(lane.calls).toEqual([null]);
+    expect(lane.calls).toEqual([
+      [1, null],
+      [5, '01'],
+      [5, null],
+    ]);
   });
 });

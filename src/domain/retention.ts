@@ -1,0 +1,8 @@
+/** Retention settings in days (INBOX_RETENTION_DAYS, WEBHOOK_RETENTION_DAYS): what is old enough to go. */
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** Rows from before this time are past a retention of `days` days; null when 0 keeps all. */
+export function retentionCutoff(now: Date, days: number): Date | null {
+  return days > 0 ? new Date(now.getTime() - days * dayMs) : null;
+}
