@@ -38,7 +38,7 @@ async function seedSweepFleet(pool: Pool): Promise<void> {
 /** The health.sweep job's own loop, timed. */
 async function sweepOnce(pool: Pool, now: Date): Promise<{ evaluated: number; seconds: number }> {
   const started = process.hrtime.bigint();
-  const { evaluated } = await sweepHealth(pool, () => now);
+  const { evaluated } = await sweepHealth(pool, () => now, benchConfig.healthSweepConcurrentPages);
   return { evaluated, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 

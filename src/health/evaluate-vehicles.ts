@@ -195,26 +195,51 @@ const sweepPageSize = 500;
 
 /**
  * The sweep: every active vehicle, in pages of `sweepPageSize`, one transaction each, so
- * time-based conditions (staleness, due dates) change without new samples. `afterPage` runs after
- * each commit with the page's summary.
+ * time-based conditions (staleness, due dates) change without new samples. `concurrentPages`
+ * pages are evaluated at once, each on its own pool connection: one page's rules run in Node while
+ * another's statements run in Postgres. Pages hold disjoint vehicles, so they never wait for each
+ * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
+ * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
+ * evaluates every vehicle again.
  */
 export async function sweepHealth(
   pool: Pool,
   now: () => Date,
+  concurrentPages: number,
   afterPage: (page: EvaluationSummary) => Promise<void> = async () => {},
 ): Promise<{ evaluated: number; changed: number }> {
   let afterId: string | null = null;
+  let failed = false;
   let evaluated = 0;
   let changed = 0;
-  for (;;) {
-    const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
-    if (ids.length === 0) return { evaluated, changed };
-    const page = await withTransaction(pool, (tx) =>
-      evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
-    );
-    evaluated += page.evaluated;
-    changed += page.changed.length;
-    await afterPage(page);
-    afterId = ids[ids.length - 1]!;
-  }
+  // Pages are listed one after another (each starts after the previous page's last id).
+  let listing: Promise<readonly string[]> = Promise.resolve([]);
+  const nextPage = (): Promise<readonly string[]> => {
+    listing = listing.then(async () => {
+      if (failed) return [];
+      const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
+      afterId = ids[ids.length - 1] ?? afterId;
+      return ids;
+    });
+    return listing;
+  };
+  const evaluatePages = async () => {
+    try {
+      for (let ids = await nextPage(); ids.length > 0; ids = await nextPage()) {
+        const page = await withTransaction(pool, (tx) =>
+          evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
+        );
+        evaluated += page.evaluated;
+        changed += page.changed.length;
+        await afterPage(page);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: concurrentPages }, evaluatePages));
+  const failure = lanes.find((lane) => lane.status === 'rejected');
+  if (failure) throw failure.reason;
+  return { evaluated, changed };
 }
