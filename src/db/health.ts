@@ -62,28 +62,47 @@ export const ruleSignals = [
 ] as const;
 
 /**
- * Per vehicle and signal, readings newer than that signal's `since` (at most `limit` per signal,
- * the newest), grouped by vehicle. Each (vehicle, signal) is one ordered scan of the primary key.
+ * Per vehicle, the readings of each rule signal newer than its watermark in `fed_through` (a
+ * signal never fed: its newest readings, however old, a backfill), and of each extra window's
+ * signal newer than its `since`; at most `limit` per signal, the newest, grouped by vehicle. The
+ * watermarks are read here rather than sent: 10 windows per vehicle cost more to encode than to
+ * look up. Each (vehicle, signal) is one ordered scan of the primary key.
  */
 export async function loadNewSamples(
   q: Queryable,
-  windows: ReadonlyArray<{ vehicleId: string; signal: string; since: Date }>,
+  vehicleIds: readonly string[],
+  extraWindows: ReadonlyArray<{ vehicleId: string; signal: string; since: Date }>,
   limit: number,
 ): Promise<Map<string, RuleSample[]>> {
   const samples = new Map<string, RuleSample[]>();
-  if (windows.length === 0) return samples;
+  if (vehicleIds.length === 0 && extraWindows.length === 0) return samples;
   const result = await q.query<RuleSample & { vehicleId: string }>({
     name: 'load-new-samples',
-    text: `SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
-           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS w(vehicle_id, signal, since)
+    text: `WITH windows AS (
+             SELECT v.id AS vehicle_id, s.signal, coalesce((h.fed_through ->> s.signal)::timestamptz, 'epoch') AS since
+             FROM unnest($1::uuid[]) AS v(id)
+             CROSS JOIN unnest($2::text[]) AS s(signal)
+             LEFT JOIN vehicle_health_state h ON h.vehicle_id = v.id
+             UNION ALL
+             SELECT * FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
+           )
+           SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
+           FROM windows w
            CROSS JOIN LATERAL (
              SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
              WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
-             ORDER BY recorded_at DESC LIMIT $4
+             ORDER BY recorded_at DESC LIMIT $6
            ) r
            ORDER BY w.vehicle_id, r.recorded_at, w.signal`,
-    values: [windows.map((w) => w.vehicleId), windows.map((w) => w.signal), windows.map((w) => w.since), limit],
+    values: [
+      vehicleIds,
+      ruleSignals,
+      extraWindows.map((w) => w.vehicleId),
+      extraWindows.map((w) => w.signal),
+      extraWindows.map((w) => w.since),
+      limit,
+    ],
   });
   for (const { vehicleId, ...sample } of result.rows) {
     const list = samples.get(vehicleId) ?? [];

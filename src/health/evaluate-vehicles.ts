@@ -8,7 +8,6 @@
  * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
  * sample older than what was already fed of its own signal is history, as for the latest state.
  */
-import { isDeepStrictEqual } from 'node:util';
 import {
   listActiveVehicleIds,
   lockHealthSubjects,
@@ -19,6 +18,7 @@ import {
   type HealthWrite,
 } from '../db/health.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { equalsAsStored } from '../domain/stored-json.js';
 import {
   detectAndStore,
   detectorOnlySignals,
@@ -56,8 +56,6 @@ export interface EvaluationSummary {
  * into the rules): with the ten signals the rules read, at most 5,000 per vehicle.
  */
 const maxSamplesPerSignal = 500;
-/** A signal never fed before is fed its newest samples, however old (a backfill). */
-const beforeEverything = new Date(0);
 const detectorSignals = detectorOnlySignals(ruleSignals);
 const isRuleSignal = (signal: string) => (ruleSignals as readonly string[]).includes(signal);
 
@@ -85,23 +83,22 @@ export async function evaluateVehicles(
   if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
-  const windows = subjects.flatMap((subject) => {
+  // The rule signals' windows start at the stored watermarks (read in the statement); the detectors' at their own.
+  const detectorWindows = subjects.flatMap((subject) => {
     const subscriptions = monitored.get(subject.id);
-    return [
-      ...ruleSignals.map((signal) => {
-        const through = subject.fedThrough[signal];
-        return { vehicleId: subject.id, signal, since: through ? new Date(through) : beforeEverything };
-      }),
-      ...(subscriptions
-        ? detectorSignals.map((signal) => ({
-            vehicleId: subject.id,
-            signal,
-            since: monitoringSince(subscriptions, subject.fedThrough[signal]),
-          }))
-        : []),
-    ];
+    if (!subscriptions) return [];
+    return detectorSignals.map((signal) => ({
+      vehicleId: subject.id,
+      signal,
+      since: monitoringSince(subscriptions, subject.fedThrough[signal]),
+    }));
   });
-  const samples = await loadNewSamples(tx, windows, maxSamplesPerSignal);
+  const samples = await loadNewSamples(
+    tx,
+    subjects.map((s) => s.id),
+    detectorWindows,
+    maxSamplesPerSignal,
+  );
   const services = await loadLastServices(
     tx,
     subjects.map((s) => s.id),
@@ -155,16 +152,14 @@ export async function evaluateVehicles(
     const odometer = result.odometer
       ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source }
       : null;
-    // Deep comparison: jsonb reorders keys, so the stored documents never equal a JSON string of ours.
-    const odometerChanged = odometer !== null && !isDeepStrictEqual(odometer, subject.odometer);
+    // Compared as stored (jsonb reorders keys, a JSON round trip drops undefined fields), so an idle sweep writes nothing.
+    const odometerChanged = odometer !== null && !equalsAsStored(odometer, subject.odometer);
     const visibleChange =
       odometerChanged ||
-      !isDeepStrictEqual(result.health, subject.health) ||
-      !isDeepStrictEqual(result.linkBroken, subject.linkBroken);
-    // Compared as stored (a JSON round trip drops undefined fields), so an idle sweep writes nothing.
+      !equalsAsStored(result.health, subject.health) ||
+      !equalsAsStored(result.linkBroken, subject.linkBroken);
     const stateChanged =
-      !isDeepStrictEqual(fedThrough, subject.fedThrough) ||
-      !isDeepStrictEqual(JSON.parse(JSON.stringify(result.state)), subject.state);
+      !equalsAsStored(fedThrough, subject.fedThrough) || !equalsAsStored(result.state, subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
