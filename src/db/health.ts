@@ -172,7 +172,7 @@ export async function saveHealth(
                link_broken = c.link_broken,
                signals = CASE WHEN c.odometer IS NULL THEN v.signals ELSE jsonb_set(v.signals, '{odometer}', c.odometer) END,
                updated_at = clock_timestamp()
-             FROM json_to_recordset($1::json) AS c(id uuid, health jsonb, link_broken jsonb, odometer jsonb)
+             FROM jsonb_to_recordset($1::jsonb) AS c(id uuid, health jsonb, link_broken jsonb, odometer jsonb)
              WHERE v.id = c.id`,
       values: [
         JSON.stringify(
@@ -186,7 +186,7 @@ export async function saveHealth(
     await q.query({
       name: 'save-health-state',
       text: `INSERT INTO vehicle_health_state (vehicle_id, fed_through, state, evaluated_at)
-             SELECT id, fed_through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, fed_through jsonb, state jsonb)
+             SELECT id, fed_through, state, $2 FROM jsonb_to_recordset($1::jsonb) AS s(id uuid, fed_through jsonb, state jsonb)
              ON CONFLICT (vehicle_id) DO UPDATE
                SET fed_through = excluded.fed_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
       values: [
@@ -204,7 +204,7 @@ export async function saveHealth(
     await q.query({
       name: 'insert-health-events',
       text: `INSERT INTO health_events (company_id, vehicle_id, kind, payload)
-             SELECT company, vehicle, kind, payload FROM json_to_recordset($1::json) AS e(company uuid, vehicle uuid, kind text, payload jsonb)`,
+             SELECT company, vehicle, kind, payload FROM jsonb_to_recordset($1::jsonb) AS e(company uuid, vehicle uuid, kind text, payload jsonb)`,
       values: [JSON.stringify(events)],
     });
   }
