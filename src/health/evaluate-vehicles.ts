@@ -64,11 +64,15 @@ export function advanceWatermarks(
   fed: readonly RuleSample[],
   fedThrough: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const through = { ...fedThrough };
+  const newest = new Map<string, Date>();
   for (const sample of fed) {
-    const current = through[sample.signal];
-    if (!current || sample.recordedAt.getTime() > Date.parse(current))
-      through[sample.signal] = sample.recordedAt.toISOString();
+    const at = newest.get(sample.signal);
+    if (!at || sample.recordedAt.getTime() > at.getTime()) newest.set(sample.signal, sample.recordedAt);
+  }
+  const through = { ...fedThrough };
+  for (const [signal, at] of newest) {
+    const current = through[signal];
+    if (!current || at.getTime() > Date.parse(current)) through[signal] = at.toISOString();
   }
   return through;
 }
