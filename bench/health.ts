@@ -19,11 +19,14 @@ async function seedSweepFleet(pool: Pool): Promise<void> {
   const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ('Sweep Bench') RETURNING id`);
   // A realistic read model: each vehicle has an odometer, a last reading 1–10 days old (some turn
   // stale), and a few readings the first sweep feeds to the rules.
+  // Times in milliseconds, as every ingested time is (it passes through a JavaScript Date): a
+  // microsecond time stays newer than its signal's watermark (an ISO string) and is fed again by
+  // every sweep.
   await pool.query(
     `INSERT INTO vehicles (company_id, name, telematics_provider, provider_vehicle_id, signals, as_of, created_at)
      SELECT $1, 'V' || i, 'samsara', 'sam-' || i,
-            jsonb_build_object('odometer', jsonb_build_object('km', 50000 + i, 'as_of', now() - ((i % 10) || ' days')::interval, 'source', 'samsara')),
-            now() - ((i % 10) || ' days')::interval, now() - interval '400 days'
+            jsonb_build_object('odometer', jsonb_build_object('km', 50000 + i, 'as_of', date_trunc('milliseconds', now()) - ((i % 10) || ' days')::interval, 'source', 'samsara')),
+            date_trunc('milliseconds', now()) - ((i % 10) || ' days')::interval, now() - interval '400 days'
      FROM generate_series(1, $2) AS i`,
     [company.rows[0]!.id, sweepVehicles],
   );
