@@ -208,6 +208,13 @@ const settings = {
     600_000,
     'How often each worker process checks that the repeating jobs of its queues exist in Redis and recreates missing ones (Redis lost its data), in milliseconds.',
   ),
+  healthSweepConcurrentPages: integer(
+    'HEALTH_SWEEP_CONCURRENT_PAGES',
+    2,
+    1,
+    16,
+    'Pages of the health sweep (500 vehicles each, one transaction each) evaluated at once by a worker process, each on its own Postgres connection.',
+  ),
   port,
   host: {
     name: 'HOST',

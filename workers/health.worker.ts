@@ -33,7 +33,7 @@ export function healthHandlers(deps: WorkerDeps): JobHandlers<'health'> {
     },
     'health.sweep': async (_payload, job) => {
       let evaluated = 0;
-      return sweepHealth(deps.pool, deps.now, async (page) => {
+      return sweepHealth(deps.pool, deps.now, deps.config.healthSweepConcurrentPages, async (page) => {
         if (page.events > 0) await requestHealthConsumer(deps.queues);
         await afterMonitoring(page);
         evaluated += page.evaluated;

@@ -62,28 +62,47 @@ export const ruleSignals = [
 ] as const;
 
 /**
- * Per vehicle and signal, readings newer than that signal's `since` (at most `limit` per signal,
- * the newest), grouped by vehicle. Each (vehicle, signal) is one ordered scan of the primary key.
+ * Per vehicle, the readings of each rule signal newer than its watermark in `fed_through` (a
+ * signal never fed: its newest readings, however old, a backfill), and of each extra window's
+ * signal newer than its `since`; at most `limit` per signal, the newest, grouped by vehicle. The
+ * watermarks are read here rather than sent: 10 windows per vehicle cost more to encode than to
+ * look up. Each (vehicle, signal) is one ordered scan of the primary key.
  */
 export async function loadNewSamples(
   q: Queryable,
-  windows: ReadonlyArray<{ vehicleId: string; signal: string; since: Date }>,
+  vehicleIds: readonly string[],
+  extraWindows: ReadonlyArray<{ vehicleId: string; signal: string; since: Date }>,
   limit: number,
 ): Promise<Map<string, RuleSample[]>> {
   const samples = new Map<string, RuleSample[]>();
-  if (windows.length === 0) return samples;
+  if (vehicleIds.length === 0 && extraWindows.length === 0) return samples;
   const result = await q.query<RuleSample & { vehicleId: string }>({
     name: 'load-new-samples',
-    text: `SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
-           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS w(vehicle_id, signal, since)
+    text: `WITH windows AS (
+             SELECT v.id AS vehicle_id, s.signal, coalesce((h.fed_through ->> s.signal)::timestamptz, 'epoch') AS since
+             FROM unnest($1::uuid[]) AS v(id)
+             CROSS JOIN unnest($2::text[]) AS s(signal)
+             LEFT JOIN vehicle_health_state h ON h.vehicle_id = v.id
+             UNION ALL
+             SELECT * FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
+           )
+           SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
+           FROM windows w
            CROSS JOIN LATERAL (
              SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
              WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
-             ORDER BY recorded_at DESC LIMIT $4
+             ORDER BY recorded_at DESC LIMIT $6
            ) r
            ORDER BY w.vehicle_id, r.recorded_at, w.signal`,
-    values: [windows.map((w) => w.vehicleId), windows.map((w) => w.signal), windows.map((w) => w.since), limit],
+    values: [
+      vehicleIds,
+      ruleSignals,
+      extraWindows.map((w) => w.vehicleId),
+      extraWindows.map((w) => w.signal),
+      extraWindows.map((w) => w.since),
+      limit,
+    ],
   });
   for (const { vehicleId, ...sample } of result.rows) {
     const list = samples.get(vehicleId) ?? [];
@@ -153,7 +172,7 @@ export async function saveHealth(
                link_broken = c.link_broken,
                signals = CASE WHEN c.odometer IS NULL THEN v.signals ELSE jsonb_set(v.signals, '{odometer}', c.odometer) END,
                updated_at = clock_timestamp()
-             FROM json_to_recordset($1::json) AS c(id uuid, health jsonb, link_broken jsonb, odometer jsonb)
+             FROM jsonb_to_recordset($1::jsonb) AS c(id uuid, health jsonb, link_broken jsonb, odometer jsonb)
              WHERE v.id = c.id`,
       values: [
         JSON.stringify(
@@ -167,7 +186,7 @@ export async function saveHealth(
     await q.query({
       name: 'save-health-state',
       text: `INSERT INTO vehicle_health_state (vehicle_id, fed_through, state, evaluated_at)
-             SELECT id, fed_through, state, $2 FROM json_to_recordset($1::json) AS s(id uuid, fed_through jsonb, state jsonb)
+             SELECT id, fed_through, state, $2 FROM jsonb_to_recordset($1::jsonb) AS s(id uuid, fed_through jsonb, state jsonb)
              ON CONFLICT (vehicle_id) DO UPDATE
                SET fed_through = excluded.fed_through, state = excluded.state, evaluated_at = excluded.evaluated_at`,
       values: [
@@ -185,7 +204,7 @@ export async function saveHealth(
     await q.query({
       name: 'insert-health-events',
       text: `INSERT INTO health_events (company_id, vehicle_id, kind, payload)
-             SELECT company, vehicle, kind, payload FROM json_to_recordset($1::json) AS e(company uuid, vehicle uuid, kind text, payload jsonb)`,
+             SELECT company, vehicle, kind, payload FROM jsonb_to_recordset($1::jsonb) AS e(company uuid, vehicle uuid, kind text, payload jsonb)`,
       values: [JSON.stringify(events)],
     });
   }

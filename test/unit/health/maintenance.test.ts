@@ -39,6 +39,15 @@ describe('dates', () => {
 
   it('isoDate is the UTC date and daysBetween is fractional', () => {
     expect(isoDate(d('2026-12-31T23:59:59Z'))).toBe('2026-12-31');
+    expect(isoDate(d('2027-02-05T00:00:00Z'))).toBe('2027-02-05');
+    // Four-digit years from the fields, the others as toISOString writes them.
+    for (const at of [
+      '0999-01-01T00:00:00Z',
+      '1000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59Z',
+      '+010000-01-01T00:00:00Z',
+    ])
+      expect(isoDate(d(at))).toBe(d(at).toISOString().slice(0, 10));
     expect(daysBetween(d('2026-01-01T00:00:00Z'), d('2026-01-02T12:00:00Z'))).toBe(1.5);
     expect(daysBetween(d('2026-01-02T12:00:00Z'), d('2026-01-01T00:00:00Z'))).toBe(-1.5);
   });

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepHealth, type EvaluationSummary } from '../../src/health/evaluate-vehicles.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+const now = new Date('2026-11-22T12:00:00Z');
+/** Three pages of 500 and a part page. */
+const vehicles = 1_600;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const company = await t.createCompany();
+  await t.pool.query(
+    `INSERT INTO vehicles (company_id, name, telematics_provider, provider_vehicle_id, as_of, created_at)
+     SELECT $1, 'V' || i, 'samsara', 'sam-' || i, $2::timestamptz - (i % 10) * interval '1 day', $2::timestamptz - interval '400 days'
+     FROM generate_series(1, $3) AS i`,
+    [company.id, now, vehicles],
+  );
+  await t.pool.query(
+    `INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, source)
+     SELECT id, 'battery_voltage', as_of, 12.6, 'samsara' FROM vehicles WHERE company_id = $1`,
+    [company.id],
+  );
+});
+afterAll(() => t.close());
+
+async function evaluatedVehicles(): Promise<number> {
+  const { rows } = await t.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM vehicle_health_state WHERE fed_through ? 'battery_voltage'`,
+  );
+  return rows[0]!.n;
+}
+
+describe('sweepHealth with pages at once', () => {
+  it('evaluates every vehicle once, each page in its own transaction, and reports every page', async () => {
+    const pages: EvaluationSummary[] = [];
+    const result = await sweepHealth(
+      t.pool,
+      () => now,
+      3,
+      async (page) => {
+        pages.push(page);
+      },
+    );
+    expect(result.evaluated).toBe(vehicles);
+    expect(pages.map((page) => page.evaluated).sort((a, b) => a - b)).toEqual([100, 500, 500, 500]);
+    expect(new Set(pages.flatMap((page) => page.changed)).size).toBe(result.changed);
+    expect(await evaluatedVehicles()).toBe(vehicles);
+
+    // Nothing new: the second sweep evaluates every vehicle again and changes none.
+    const again = await sweepHealth(t.pool, () => now, 3);
+    expect(again).toEqual({ evaluated: vehicles, changed: 0 });
+  });
+
+  it('stops at a failed page: no page starts after it, and the sweep rejects with its error', async () => {
+    let pages = 0;
+    await expect(
+      sweepHealth(
+        t.pool,
+        () => now,
+        2,
+        async () => {
+          if (++pages === 1) throw new Error('after page failed');
+        },
+      ),
+    ).rejects.toThrow('after page failed');
+    // The other lane finishes the page it holds; the remaining pages of four never start.
+    expect(pages).toBeLessThanOrEqual(2);
+  });
+});
