@@ -66,11 +66,18 @@ async function waitForDeliveries(url: string, expected: number, timeoutMs: numbe
   }
 }
 
+/** A subscribed company: its run's webhook payload goes with each of its events. */
+interface Subscriber {
+  companyId: string;
+  payload: WebhookRun;
+}
+
 /** A company with one vehicle (home yard), one real run and a subscription to every run event. */
-async function seed(pool: Pool, receiverUrl: string): Promise<{ companyId: string; payload: WebhookRun }> {
+async function seed(pool: Pool, receiverUrl: string, index: number): Promise<Subscriber> {
   return withTransaction(pool, async (tx) => {
     const company = await tx.query<{ id: string }>(
-      `INSERT INTO companies (name, external_ids) VALUES ('Webhook Bench', '{"shopmonkey":"cus_1"}') RETURNING id`,
+      `INSERT INTO companies (name, external_ids) VALUES ($1, jsonb_build_object('shopmonkey', $2::text)) RETURNING id`,
+      [`Webhook Bench ${index}`, `cus_${index}`],
     );
     const companyId = company.rows[0]!.id;
     const vehicle = await insertVehicle(tx, companyId, {
@@ -128,22 +135,27 @@ function rawLoop(receiverUrl: string, payload: WebhookRun, count: number): Promi
   });
 }
 
-/** One transaction of `size` outbox events, then the relay request a committed run change makes. */
+/**
+ * One transaction of `size` outbox events, spread round-robin over the subscribers (one delivery
+ * lane each), then the relay request a committed run change makes.
+ */
 async function writeEventBatch(
   pool: Pool,
   queues: Queues,
-  companyId: string,
-  payload: WebhookRun,
+  subscribers: readonly Subscriber[],
   size: number,
   firstIndex: number,
 ): Promise<void> {
-  const events = Array.from({ length: size }, (_, i) => ({
-    companyId,
-    runId: payload.id,
-    kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!,
-    payload,
-    subscriptionId: null,
-  }));
+  const events = Array.from({ length: size }, (_, i) => {
+    const { companyId, payload } = subscribers[(firstIndex + i) % subscribers.length]!;
+    return {
+      companyId,
+      runId: payload.id,
+      kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!,
+      payload,
+      subscriptionId: null,
+    };
+  });
   await withTransaction(pool, (tx) => insertWebhookEvents(tx, events));
   await requestRelay(queues);
 }
@@ -167,7 +179,7 @@ interface DrainResult {
  */
 async function drainBacklog(
   context: { pool: Pool; queues: Queues; receiverUrl: string; env: Record<string, string> },
-  seeded: { companyId: string; payload: WebhookRun },
+  subscribers: readonly Subscriber[],
   count: number,
   workerCount: number,
 ): Promise<{ result: DrainResult; workers: Service[] }> {
@@ -180,14 +192,7 @@ async function drainBacklog(
   console.log(`writing ${count.toLocaleString()} events to the outbox (${workerCount} worker process(es) next)…`);
   const writeStarted = Date.now();
   for (let written = 0; written < count; written += eventsPerTransaction) {
-    await writeEventBatch(
-      pool,
-      queues,
-      seeded.companyId,
-      seeded.payload,
-      Math.min(eventsPerTransaction, count - written),
-      written,
-    );
+    await writeEventBatch(pool, queues, subscribers, Math.min(eventsPerTransaction, count - written), written);
   }
   const outboxEventsPerSecond = Math.round(count / ((Date.now() - writeStarted) / 1000));
   const started = Date.now();
@@ -230,6 +235,9 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
   const count = option('--events', 100_000);
   // Scale-out: with M > 1, the backlog is drained by one worker process and then by M, in this run.
   const workerCounts = [...new Set([1, option('--workers', 1)])];
+  // Delivery lanes are per subscription (one worker sends a lane's turn): several subscriptions
+  // give several workers work at once.
+  const subscriptionCount = option('--subscriptions', 1);
   const { url: databaseUrl, pool } = await freshDatabase('webhooks');
   const prefix = `{bench${Date.now()}}`;
   const redis = createRedis(benchConfig, 'worker', benchLog);
@@ -244,11 +252,12 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
       '/stats',
     );
     services.push(receiver);
-    const seeded = await seed(pool, receiver.url);
+    const subscribers: Subscriber[] = [];
+    for (let i = 1; i <= subscriptionCount; i++) subscribers.push(await seed(pool, receiver.url, i));
 
     // 1. The ceiling: the plain signed-POST loop.
     console.log(`sending ${count.toLocaleString()} signed POSTs from a plain loop…`);
-    const rawSeconds = await rawLoop(receiver.url, seeded.payload, count);
+    const rawSeconds = await rawLoop(receiver.url, subscribers[0]!.payload, count);
     const raw = await receiverStats(receiver.url);
     if (raw.received !== count || raw.invalid !== 0)
       throw new Error(`raw loop: ${raw.received} received, ${raw.invalid} invalid`);
@@ -267,7 +276,7 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     let workers: Service[] = [];
     for (const workerCount of workerCounts) {
       await Promise.all(workers.map((w) => w.stop()));
-      const phase = await drainBacklog(context, seeded, count, workerCount);
+      const phase = await drainBacklog(context, subscribers, count, workerCount);
       workers = phase.workers;
       services.push(...workers);
       drains.push(phase.result);
@@ -283,20 +292,13 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     const pacedStart = Date.now();
     for (let tick = 0; tick * perTick < pacedCount; tick++) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + tick * 50 - Date.now())));
-      await writeEventBatch(
-        pool,
-        queues,
-        seeded.companyId,
-        seeded.payload,
-        Math.min(perTick, pacedCount - tick * perTick),
-        tick * perTick,
-      );
+      await writeEventBatch(pool, queues, subscribers, Math.min(perTick, pacedCount - tick * perTick), tick * perTick);
     }
     const paced = await waitForDeliveries(receiver.url, pacedCount, 120_000);
 
     const ratio = single.rate / rawRate;
     printTable(
-      `Core webhook delivery, ${count.toLocaleString()} events, one receiver on 127.0.0.1 verifying every signature`,
+      `Core webhook delivery, ${count.toLocaleString()} events to ${subscriptionCount} subscription(s), one receiver on 127.0.0.1 verifying every signature`,
       [
         {
           path: 'raw signed POST loop (64 in flight)',
@@ -336,6 +338,7 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     );
     return {
       events: count,
+      subscriptions: subscriptionCount,
       rawDeliveriesPerSecond: rawRate,
       pipelineDeliveriesPerSecond: single.rate,
       ratio,
