@@ -97,24 +97,29 @@ const healthWorkerPort = 3951;
 /** Memory is flat when no later point exceeds the RSS at 10 % of the volume by more than this factor. */
 const flatFactor = 1.25;
 
-interface MemoryPoint {
-  point: string;
-  byProcess: Record<string, { rssMiB: number; peakMiB: number }>;
+/** The shares of its volume at which a process's memory is read: pushes accepted for an API, pushes processed for a worker. */
+const memoryCheckpoints = [0.1, 0.25, 0.5, 0.75, 1];
+
+interface ProcessMemory {
+  name: string;
+  pid: number;
+  kind: 'api' | 'worker';
+  /** RSS at each checkpoint reached, then at the end of the run. */
+  rssMiB: number[];
 }
 
-/** Per process: flat or grew (by `flatFactor` against the first point, 10 % pushed), and its peak. */
-function memoryVerdicts(processes: Array<{ name: string }>, memory: MemoryPoint[]) {
-  return processes.map(({ name }) => {
-    const [first, ...later] = memory.map((m) => m.byProcess[name]!);
-    const flat = later.every((m) => m.rssMiB <= flatFactor * first!.rssMiB);
-    return {
-      process: name,
-      rssAtTenthMiB: first!.rssMiB,
-      rssAtEndMiB: later.at(-1)!.rssMiB,
-      peakMiB: Math.max(...memory.map((m) => m.byProcess[name]!.peakMiB)),
-      verdict: flat ? 'flat' : 'grew',
-    };
-  });
+function readMemory(process: ProcessMemory): void {
+  process.rssMiB.push(memoryOf(process.pid).rssMiB);
+}
+
+/** Per process: flat or grew (every later point against the first, at 10 % of its volume), and its peak. */
+function memoryVerdicts(processes: ProcessMemory[]) {
+  return processes.map(({ name, pid, rssMiB: [first, ...later] }) => ({
+    process: name,
+    rssMiB: [first!, ...later],
+    peakMiB: memoryOf(pid).peakMiB,
+    verdict: later.every((rss) => rss <= flatFactor * first!) ? 'flat' : 'grew',
+  }));
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -191,25 +196,35 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       ? await startServices(1, 'server/main.js', ['worker', 'health'], workerEnv, healthWorkerPort)
       : [];
     services.push(...healthWorkers);
-    const processes = [
-      ...apis.map((s, i) => ({ name: `api ${i + 1}`, pid: s.process.pid! })),
-      ...workers.map((s, i) => ({ name: `ingest worker ${i + 1}`, pid: s.process.pid! })),
-      ...healthWorkers.map((s) => ({ name: 'health worker', pid: s.process.pid! })),
+    const processes: ProcessMemory[] = [
+      ...apis.map((s, i) => ({ name: `api ${i + 1}`, pid: s.process.pid!, kind: 'api' as const, rssMiB: [] })),
+      ...workers.map((s, i) => ({
+        name: `ingest worker ${i + 1}`,
+        pid: s.process.pid!,
+        kind: 'worker' as const,
+        rssMiB: [],
+      })),
+      ...healthWorkers.map((s) => ({
+        name: 'health worker',
+        pid: s.process.pid!,
+        kind: 'worker' as const,
+        rssMiB: [],
+      })),
     ];
-
-    const memory: MemoryPoint[] = [];
-    const sample = (point: string) =>
-      memory.push({ point, byProcess: Object.fromEntries(processes.map((p) => [p.name, memoryOf(p.pid)])) });
+    const readCheckpoints = (kind: ProcessMemory['kind'], share: number, reached: number) => {
+      const count = memoryCheckpoints.filter((c) => share >= c).length;
+      for (; reached < count; reached++) for (const p of processes) if (p.kind === kind) readMemory(p);
+      return reached;
+    };
     const sentAt = new Map<number, number>();
     let pushed = 0;
-    const checkpoints = [0.1, 0.25, 0.5, 0.75, 1];
+    let apiCheckpoints = 0;
     const pushOne = async (batch: Batch) => {
       const sendTime = Date.now();
       const via = apis[pushed % apis.length]!;
       sentAt.set(await pushBatch(via.url, connectionId, secret, batch), sendTime);
       pushed++;
-      while (checkpoints.length > 0 && pushed / batches.length >= checkpoints[0]!)
-        sample(`${checkpoints.shift()! * 100} % pushed`);
+      apiCheckpoints = readCheckpoints('api', pushed / batches.length, apiCheckpoints);
     };
     const waitVisible = async () => {
       for (;;) {
@@ -232,6 +247,14 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     };
 
     // Phase 1, throughput: push as fast as the API accepts; the worker drains the backlog.
+    let workerCheckpoints = 0;
+    const workerPoll = setInterval(() => {
+      void pool
+        .query<{ n: number }>(`SELECT count(*)::int AS n FROM ingest_inbox WHERE processed_at IS NOT NULL`)
+        .then(({ rows }) => {
+          workerCheckpoints = readCheckpoints('worker', rows[0]!.n / batches.length, workerCheckpoints);
+        });
+    }, 250);
     let next = 0;
     const started = Date.now();
     await Promise.all(
@@ -241,8 +264,9 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     );
     const pushSeconds = (Date.now() - started) / 1000;
     await waitVisible();
+    clearInterval(workerPoll);
+    workerCheckpoints = readCheckpoints('worker', 1, workerCheckpoints);
     const saturated = await latenciesSince(0);
-    sample('all visible');
     // The health stage drains its own backlog after the readings are visible.
     let healthSeconds: number | null = null;
     if (withHealth) {
@@ -250,8 +274,8 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       while (Object.values(await healthQueue.getJobCounts('waiting', 'active', 'prioritized')).some((n) => n > 0))
         await new Promise((resolve) => setTimeout(resolve, 100));
       healthSeconds = (Date.now() - started) / 1000;
-      sample('health done');
     }
+    for (const p of processes) readMemory(p);
     const stored = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM readings`)).rows[0]!.n;
     const e2eSeconds = (saturated.finished - started) / 1000;
     const e2eRate = Math.round(stored / e2eSeconds);
@@ -314,12 +338,14 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       console.log(
         `health stage (rules + monitoring detection) done ${healthSeconds.toFixed(1)} s after the first push`,
       );
-    const verdicts = memoryVerdicts(processes, memory);
+    const verdicts = memoryVerdicts(processes);
     printTable(
-      `Resident memory (MiB) per process as the volume grows; flat when every later point ≤ ${flatFactor} × its RSS at 10 %`,
+      `Resident memory (MiB) per process at shares of its volume (API: pushes accepted; workers: pushes processed), and at the end${withHealth ? ' (health stage done)' : ''}; flat when every later point ≤ ${flatFactor} × the RSS at 10 %`,
       verdicts.map((v) => ({
         process: v.process,
-        ...Object.fromEntries(memory.map((m) => [m.point, m.byProcess[v.process]!.rssMiB])),
+        ...Object.fromEntries(
+          [...memoryCheckpoints.map((c) => `${c * 100} %`), 'end'].map((point, i) => [point, v.rssMiB[i] ?? '']),
+        ),
         peak: v.peakMiB,
         verdict: v.verdict,
       })),
@@ -343,8 +369,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         atHalfRate: { p50: percentile(unloaded.latencies, 50), p99: percentile(unloaded.latencies, 99) },
         saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
       },
-      memory,
-      memoryVerdicts: verdicts,
+      memory: { checkpoints: [...memoryCheckpoints, 'end'], flatFactor, byProcess: verdicts },
       target: ratio >= 0.35 ? 'met' : 'missed',
     };
   } finally {
