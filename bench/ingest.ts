@@ -4,7 +4,9 @@
  *   latest vehicle state, with the API and the worker as separate processes;
  * - the ceiling: the same reading rows COPYed (10k-row batches) into an identical bare table.
  * Prints readings/s for both and their ratio, push-to-visible latency p50/p99, and the memory of
- * each process as the volume grows. Target (issue 12): end-to-end ≥ 0.35 × COPY, memory flat.
+ * each process as the volume grows, flat or grew by a stated rule. Target (issue 12): end-to-end
+ * ≥ 0.35 × COPY, memory flat. Options: `--readings N`, `--apis N` and `--workers M` (several
+ * processes), `--health` (a health worker process too), `--worker-heap-mb N` (workers' old space cap).
  */
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
