@@ -68,7 +68,9 @@ export async function startService(
     )
   )
     throw new Error(`port ${port} is already in use: stop what listens there first`);
-  const child = spawn(process.execPath, [join(projectRoot, 'dist', script), ...args], {
+  // BENCH_CPU_PROF=<dir>: every service writes a V8 CPU profile there when it stops (docs/performance.md).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, join(projectRoot, 'dist', script), ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -169,6 +171,47 @@ export function processUsage(pid: number): { cpuSeconds: number; rssMb: number }
   const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
   const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   return { cpuSeconds, rssMb: Math.round(rssKb / 1024) };
+}
+
+/**
+ * CPU seconds used from now on by named processes, by this bench process (`bench`), and by the
+ * Postgres backends serving the pool's database (`postgres`: the backends alive at the start or
+ * at the end; one that came and went in between is missed).
+ */
+export async function startCpuMeter(
+  pool: Pool,
+  pids: Record<string, number>,
+): Promise<() => Promise<Record<string, number>>> {
+  const backendPids = async () =>
+    (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map(
+      (r) => r.pid,
+    );
+  const cpuOf = (pid: number) => {
+    try {
+      return processUsage(pid).cpuSeconds;
+    } catch {
+      return null; // the process has exited
+    }
+  };
+  const startBench = process.cpuUsage();
+  const start = new Map<number, number>();
+  for (const pid of [...Object.values(pids), ...(await backendPids())]) start.set(pid, cpuOf(pid) ?? 0);
+  const startBackends = [...start.keys()].filter((pid) => !Object.values(pids).includes(pid));
+  return async () => {
+    const used = (pid: number) => Math.max(0, (cpuOf(pid) ?? start.get(pid) ?? 0) - (start.get(pid) ?? 0));
+    const bench = process.cpuUsage(startBench);
+    const backends = new Set([...startBackends, ...(await backendPids())]);
+    return {
+      ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, used(pid)])),
+      bench: (bench.user + bench.system) / 1e6,
+      postgres: [...backends].reduce((sum, pid) => sum + used(pid), 0),
+    };
+  };
+}
+
+/** CPU per item, in µs, by process: what each process spends on one delivery, reading or request. */
+export function cpuMicrosPer(cpuSeconds: Record<string, number>, items: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpuSeconds).map(([name, s]) => [name, Math.round((s * 1e6) / items)]));
 }
 
 export async function load(options: autocannon.Options, server?: Service): Promise<LoadResult> {

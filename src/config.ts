@@ -277,6 +277,20 @@ const settings = {
     1200,
     'Whole months of raw readings kept before the current one; older monthly partitions are dropped by the daily maintenance job. 0 keeps all. History reports read rollups, which are kept.',
   ),
+  inboxRetentionDays: integer(
+    'INBOX_RETENTION_DAYS',
+    0,
+    0,
+    36_500,
+    'Days processed raw payloads stay in the ingest inbox (and can be replayed); older ones are deleted by the hourly maintenance job. Rows still owed processing or parked are always kept. 0 keeps all.',
+  ),
+  webhookRetentionDays: integer(
+    'WEBHOOK_RETENTION_DAYS',
+    0,
+    0,
+    36_500,
+    'Days core webhook events are kept with their deliveries and attempts (what the delivery log shows); older settled ones are deleted by the hourly maintenance job. 0 keeps all. Monitoring keeps its own by tier.',
+  ),
   vehicleCacheEntries: integer(
     'VEHICLE_CACHE_ENTRIES',
     20_000,

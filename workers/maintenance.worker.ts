@@ -1,6 +1,9 @@
 /** maintenance queue: housekeeping that keeps the database ready for incoming data. */
+import { deleteInBatches } from '../src/db/batched-delete.js';
 import { deleteExpiredIdempotencyKeys } from '../src/db/idempotency.js';
+import { deleteProcessedInboxRows } from '../src/db/inbox.js';
 import { dropReadingPartition, ensureReadingPartitions, listReadingPartitions } from '../src/db/readings.js';
+import { deleteSettledWebhookHistory } from '../src/db/webhooks.js';
 import { expiredPartitions } from '../src/domain/partitions.js';
 import { purgeExpiredMonitoringHistory } from '../src/monitoring/retention.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
@@ -24,6 +27,26 @@ export function maintenanceHandlers(deps: WorkerDeps): JobHandlers<'maintenance'
       const result = await purgeExpiredMonitoringHistory(deps.pool, deps.now());
       if (result.purged > 0) deps.log.info(result, 'monitoring events past retention purged');
       return result;
+    },
+    'maintenance.purge-expired': async () => {
+      const before = (days: number) => new Date(deps.now().getTime() - days * 24 * 60 * 60 * 1000);
+      const { inboxRetentionDays, webhookRetentionDays } = deps.config;
+      const inboxRowsDeleted =
+        inboxRetentionDays > 0
+          ? await deleteInBatches((limit) => deleteProcessedInboxRows(deps.pool, before(inboxRetentionDays), limit))
+          : 0;
+      const webhookEventsDeleted =
+        webhookRetentionDays > 0
+          ? await deleteInBatches((limit) =>
+              deleteSettledWebhookHistory(deps.pool, before(webhookRetentionDays), limit),
+            )
+          : 0;
+      if (inboxRowsDeleted + webhookEventsDeleted > 0)
+        deps.log.info(
+          { inboxRowsDeleted, webhookEventsDeleted },
+          'inbox rows and webhook history past retention purged',
+        );
+      return { inboxRowsDeleted, webhookEventsDeleted };
     },
     'maintenance.purge-idempotency-keys': async () => {
       const keysDeleted = await deleteExpiredIdempotencyKeys(deps.pool, deps.now());

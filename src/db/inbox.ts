@@ -235,3 +235,23 @@ export async function findInboxRow(q: Queryable, id: number, previewChars: numbe
   );
   return result.rows[0] ?? null;
 }
+
+/**
+ * Deletes up to `limit` processed inbox rows received before `before` (INBOX_RETENTION_DAYS);
+ * rows still owed processing or parked are never deleted. Answers how many went.
+ */
+export async function deleteProcessedInboxRows(q: Queryable, before: Date, limit: number): Promise<number> {
+  const result = await q.query<{ n: number }>({
+    name: 'delete-processed-inbox-rows',
+    text: `WITH gone AS (
+             DELETE FROM ingest_inbox WHERE id IN (
+               SELECT id FROM ingest_inbox
+               WHERE received_at < $1 AND processed_at IS NOT NULL AND parked_at IS NULL
+               LIMIT $2 FOR UPDATE SKIP LOCKED
+             ) RETURNING 1
+           )
+           SELECT count(*)::int AS n FROM gone`,
+    values: [before, limit],
+  });
+  return result.rows[0]!.n;
+}

@@ -1,6 +1,7 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
 import type { Queryable } from './pool.js';
 
+/** Writes outbox events and queues each for the relay, in one statement. */
 export async function insertWebhookEvents(
   q: Queryable,
   events: ReadonlyArray<{
@@ -12,10 +13,15 @@ export async function insertWebhookEvents(
   }>,
 ): Promise<Array<{ id: string; kind: string; occurredAt: Date }>> {
   const result = await q.query<{ id: string; kind: string; occurredAt: Date }>(
-    `INSERT INTO webhook_events (company_id, run_id, kind, payload, subscription_id)
-     SELECT company, run, kind, payload, subscription
-     FROM json_to_recordset($1::json) AS e(company uuid, run uuid, kind text, payload jsonb, subscription uuid)
-     RETURNING id, kind, occurred_at AS "occurredAt"`,
+    `WITH events AS (
+       INSERT INTO webhook_events (company_id, run_id, kind, payload, subscription_id)
+       SELECT company, run, kind, payload, subscription
+       FROM json_to_recordset($1::json) AS e(company uuid, run uuid, kind text, payload jsonb, subscription uuid)
+       RETURNING id, kind, occurred_at
+     ), queued AS (
+       INSERT INTO webhook_relay_queue (event_id, occurred_at) SELECT id, occurred_at FROM events
+     )
+     SELECT id, kind, occurred_at AS "occurredAt" FROM events`,
     [
       JSON.stringify(
         events.map((e) => ({
@@ -32,10 +38,11 @@ export async function insertWebhookEvents(
 }
 
 /**
- * Creates the deliveries of up to `limit` unrelayed events (one per subscription that wants the
- * event's kind; webhook.test only for its subscription) and marks the events relayed, in one
- * statement. SKIP LOCKED lets relays run in parallel; the unique (event, subscription) key makes
- * a repeated relay create nothing twice. Returns the new deliveries and the number of events relayed.
+ * Creates the deliveries of up to `limit` queued events, oldest first (one per subscription that
+ * wants the event's kind; webhook.test only for its subscription) and takes the events off the
+ * relay queue, in one statement. SKIP LOCKED lets relays run in parallel; the unique (event,
+ * subscription) key makes a repeated relay create nothing twice. Returns the new deliveries and
+ * the number of events relayed.
  */
 export async function relayWebhookEvents(
   q: Queryable,
@@ -43,21 +50,22 @@ export async function relayWebhookEvents(
 ): Promise<{ deliveries: PendingDelivery[]; relayed: number }> {
   const result = await q.query<{ deliveries: PendingDelivery[] | null; relayed: number }>({
     name: 'relay-webhook-events',
-    text: `WITH events AS (
-             SELECT id, company_id, kind, subscription_id FROM webhook_events
-             WHERE relayed_at IS NULL ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED
+    text: `WITH next AS (
+             SELECT ctid FROM webhook_relay_queue ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED
+           ), taken AS (
+             DELETE FROM webhook_relay_queue q USING next WHERE q.ctid = next.ctid RETURNING q.event_id, q.occurred_at
            ), created AS (
              INSERT INTO webhook_deliveries (event_id, subscription_id, company_id)
              SELECT e.id, s.id, e.company_id
-             FROM events e JOIN webhook_subscriptions s ON s.company_id = e.company_id AND s.deleted_at IS NULL
+             FROM taken t JOIN webhook_events e ON e.id = t.event_id
+               JOIN webhook_subscriptions s ON s.company_id = e.company_id AND s.deleted_at IS NULL
                AND CASE WHEN e.kind = 'webhook.test' THEN s.id = e.subscription_id ELSE e.kind = ANY (s.events) END
+             ORDER BY t.occurred_at
              ON CONFLICT (event_id, subscription_id) DO NOTHING
              RETURNING id, subscription_id, company_id
-           ), marked AS (
-             UPDATE webhook_events w SET relayed_at = clock_timestamp() FROM events e WHERE w.id = e.id RETURNING w.id
            )
            SELECT (SELECT json_agg(json_build_object('id', id, 'subscriptionId', subscription_id, 'companyId', company_id)) FROM created) AS deliveries,
-                  (SELECT count(*) FROM marked) AS relayed`,
+                  (SELECT count(*) FROM taken) AS relayed`,
     values: [limit],
   });
   return { deliveries: result.rows[0]?.deliveries ?? [], relayed: result.rows[0]?.relayed ?? 0 };
@@ -72,6 +80,8 @@ export interface PendingDelivery {
 
 export interface DeliveryToSend {
   deliveryId: string;
+  /** When the delivery was created, exactly as Postgres prints it (microseconds kept): a later claim's `from`. */
+  createdAt: string;
   eventId: string;
   kind: string;
   occurredAt: Date;
@@ -87,26 +97,33 @@ export interface DeliveryToSend {
  * (pending → sending), in one statement. The claim is the record that a send started: a lane
  * claims only for senders about to send. Rows claimed elsewhere are skipped, so nothing is ever
  * claimed twice.
+ *
+ * `from` (a previous claim's `createdAt`) starts the index scan there: the lane index keeps the
+ * entries of rows claimed since the last vacuum, and skipping them one by one made each claim of
+ * a long backlog slower than the last. A delivery created before `from` that committed late is
+ * not seen by that claim; the caller claims once more without `from` before it calls a lane empty.
  */
 export async function claimLaneDeliveries(
   q: Queryable,
   subscriptionId: string,
   limit: number,
+  from: string | null = null,
 ): Promise<DeliveryToSend[]> {
   const result = await q.query<DeliveryToSend>({
     name: 'claim-lane-deliveries',
     text: `WITH next AS (
-             SELECT id FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'pending'
+             SELECT id FROM webhook_deliveries
+             WHERE subscription_id = $1 AND status = 'pending' AND created_at >= coalesce($3::timestamptz, '-infinity')
              ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
            ), claimed AS (
              UPDATE webhook_deliveries d SET status = 'sending', claimed_at = clock_timestamp()
              FROM next WHERE d.id = next.id RETURNING d.id, d.event_id, d.subscription_id, d.created_at
            )
-           SELECT c.id AS "deliveryId", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
+           SELECT c.id AS "deliveryId", c.created_at::text AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
            FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id
            ORDER BY c.created_at`,
-    values: [subscriptionId, limit],
+    values: [subscriptionId, limit, from],
   });
   return result.rows;
 }
@@ -219,6 +236,35 @@ export async function failAbandonedDeliveries(q: Queryable, before: Date): Promi
      SELECT count(*)::int AS n FROM lost`,
     [before],
   );
+  return result.rows[0]!.n;
+}
+
+/**
+ * Deletes up to `limit` core webhook events that occurred before `before` (WEBHOOK_RETENTION_DAYS),
+ * with their deliveries and attempts. An event still queued for the relay, or with a delivery
+ * still pending or sending, is kept until it settles. Answers how many events went.
+ */
+export async function deleteSettledWebhookHistory(q: Queryable, before: Date, limit: number): Promise<number> {
+  const result = await q.query<{ n: number }>({
+    name: 'delete-settled-webhook-history',
+    text: `WITH old AS (
+             SELECT e.id FROM webhook_events e
+             WHERE e.occurred_at < $1
+               AND NOT EXISTS (SELECT FROM webhook_relay_queue q WHERE q.event_id = e.id)
+               AND NOT EXISTS (SELECT FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status IN ('pending', 'sending'))
+             LIMIT $2 FOR UPDATE SKIP LOCKED
+           ), deliveries AS (
+             SELECT d.id FROM webhook_deliveries d JOIN old ON d.event_id = old.id
+           ), attempts AS (
+             DELETE FROM webhook_attempts a USING deliveries d WHERE a.delivery_id = d.id
+           ), deleted_deliveries AS (
+             DELETE FROM webhook_deliveries d USING deliveries x WHERE d.id = x.id
+           ), events AS (
+             DELETE FROM webhook_events e USING old WHERE e.id = old.id RETURNING 1
+           )
+           SELECT count(*)::int AS n FROM events`,
+    values: [before, limit],
+  });
   return result.rows[0]!.n;
 }
 

@@ -180,6 +180,16 @@ export const jobCatalog = {
     options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
     everyMs: 60 * minute,
   }),
+  /**
+   * Deletes processed inbox rows past INBOX_RETENTION_DAYS and settled core webhook history past
+   * WEBHOOK_RETENTION_DAYS; hourly (nothing while both are 0).
+   */
+  'maintenance.purge-expired': job({
+    queue: 'maintenance',
+    schema: empty,
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, ...retention },
+    everyMs: 60 * minute,
+  }),
   /** Makes the per-connection pull schedulers match the active connections; every 5 minutes. */
   'pull.sync-schedules': job({
     queue: 'pull',

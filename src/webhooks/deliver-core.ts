@@ -101,6 +101,23 @@ function groupClaims<R>(claim: (count: number) => Promise<R[]>): () => Promise<R
   };
 }
 
+/**
+ * A lane's claims, each starting where the previous one ended (claimLaneDeliveries' `from`; the
+ * claims of a turn run one at a time), and once more from the start before answering none, so a
+ * delivery that committed behind the cursor is sent in this turn too.
+ */
+export function cursorClaims<R extends { createdAt: string }>(
+  claim: (count: number, from: string | null) => Promise<R[]>,
+): (count: number) => Promise<R[]> {
+  let from: string | null = null;
+  return async (count) => {
+    let rows = await claim(count, from);
+    if (rows.length === 0 && from !== null) rows = await claim(count, null);
+    from = rows.at(-1)?.createdAt ?? from;
+    return rows;
+  };
+}
+
 type Attempt = AttemptRecord & { succeeded: boolean };
 
 export function coreDeliverer(deps: CoreDeliveryDeps) {
@@ -202,7 +219,9 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
   async function turn(subscriptionId: string, outcomes: CoreDeliveryOutcome[]): Promise<boolean> {
     const endsAt = performance.now() + laneTurnMs;
     let empty = false;
-    const take = groupClaims((count) => claimLaneDeliveries(deps.pool, subscriptionId, count));
+    const take = groupClaims(
+      cursorClaims((count, from) => claimLaneDeliveries(deps.pool, subscriptionId, count, from)),
+    );
     // Records go out 100 at a time, and the rest when the turn ends.
     const unrecorded: Attempt[] = [];
     let recording: Promise<void> = Promise.resolve();

@@ -7,6 +7,7 @@ import { jobCatalog } from '../../src/queue/catalog.js';
 import { Queues } from '../../src/queue/queues.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createConnection } from '../helpers/ingest.js';
 
 let t: TestApp;
 let workers: RunningWorkers;
@@ -15,7 +16,11 @@ const log = createLogger('silent');
 const workerRedis = () => createRedis(t.config, 'worker', log);
 
 beforeAll(async () => {
-  t = await createTestApp({ READINGS_RETENTION_MONTHS: '12' });
+  t = await createTestApp({
+    READINGS_RETENTION_MONTHS: '12',
+    INBOX_RETENTION_DAYS: '30',
+    WEBHOOK_RETENTION_DAYS: '90',
+  });
   const connection = workerRedis();
   queues = new Queues(connection, t.config.redisPrefix);
   workers = await startWorkers(
@@ -42,6 +47,7 @@ describe('maintenance worker', () => {
     const schedulers = await queues.queue('maintenance').getJobSchedulers();
     expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
       ['maintenance.ensure-partitions', jobCatalog['maintenance.ensure-partitions'].everyMs],
+      ['maintenance.purge-expired', jobCatalog['maintenance.purge-expired'].everyMs],
       ['maintenance.purge-idempotency-keys', jobCatalog['maintenance.purge-idempotency-keys'].everyMs],
       ['maintenance.purge-monitoring', jobCatalog['maintenance.purge-monitoring'].everyMs],
     ]);
@@ -80,6 +86,89 @@ describe('maintenance worker', () => {
         { timeout: 15_000 },
       )
       .toEqual(['kept']);
+  });
+
+  it('purges processed inbox rows past INBOX_RETENTION_DAYS and settled webhook history past WEBHOOK_RETENTION_DAYS, nothing still owed', async () => {
+    const company = (await t.admin('POST', '/companies', { name: 'Retention' })).json().data.id;
+    const connection = await createConnection(t, company, 'generic');
+    const inbox = async (label: string, receivedAt: string, state: 'processed' | 'pending' | 'parked') =>
+      t.pool.query(
+        `INSERT INTO ingest_inbox (connection_id, provider, received_at, payload, processed_at, parked_at, error)
+         VALUES ($1, 'generic', $2, $3, CASE WHEN $4 = 'processed' THEN $2::timestamptz END,
+                 CASE WHEN $4 = 'parked' THEN $2::timestamptz END, NULL)`,
+        [connection.id, receivedAt, label, state],
+      );
+    // Now is 2031-06-10; 30 days of inbox reach back to 2031-05-11.
+    await inbox('old processed', '2031-05-01T00:00:00Z', 'processed');
+    await inbox('recent processed', '2031-06-01T00:00:00Z', 'processed');
+    await inbox('old pending', '2031-01-01T00:00:00Z', 'pending');
+    await inbox('old parked', '2031-01-01T00:00:00Z', 'parked');
+
+    const subscription = (
+      await t.pool.query(
+        `INSERT INTO webhook_subscriptions (company_id, url, events, secret_ciphertext)
+         VALUES ($1, 'https://hooks.example.com/x', '{run.created}', '\\x00') RETURNING id`,
+        [company],
+      )
+    ).rows[0].id;
+    const event = async (label: string, occurredAt: string, delivery: 'succeeded' | 'pending' | 'queued') => {
+      const id = (
+        await t.pool.query(
+          `INSERT INTO webhook_events (company_id, kind, payload, occurred_at) VALUES ($1, 'run.created', $2, $3) RETURNING id`,
+          [company, JSON.stringify({ label }), occurredAt],
+        )
+      ).rows[0].id;
+      if (delivery === 'queued') {
+        await t.pool.query(`INSERT INTO webhook_relay_queue (event_id, occurred_at) VALUES ($1, $2)`, [id, occurredAt]);
+        return;
+      }
+      const deliveryId = (
+        await t.pool.query(
+          `INSERT INTO webhook_deliveries (event_id, subscription_id, company_id, status) VALUES ($1, $2, $3, $4) RETURNING id`,
+          [id, subscription, company, delivery],
+        )
+      ).rows[0].id;
+      if (delivery === 'succeeded')
+        await t.pool.query(
+          `INSERT INTO webhook_attempts (delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status)
+           VALUES ($1, 1, 'scheduled', 'https://hooks.example.com/x', $2, 5, 204)`,
+          [deliveryId, occurredAt],
+        );
+    };
+    // 90 days of webhook history reach back to 2031-03-12.
+    await event('old settled', '2031-01-01T00:00:00Z', 'succeeded');
+    await event('old pending', '2031-01-01T00:00:00Z', 'pending');
+    await event('old queued', '2031-01-01T00:00:00Z', 'queued');
+    await event('recent settled', '2031-06-01T00:00:00Z', 'succeeded');
+
+    await queues.queue('maintenance').add('maintenance.purge-expired', {});
+    await expect
+      .poll(
+        async () =>
+          (
+            await t.pool.query(`SELECT payload FROM ingest_inbox WHERE connection_id = $1 ORDER BY payload`, [
+              connection.id,
+            ])
+          ).rows.map((r) => r.payload),
+        { timeout: 15_000 },
+      )
+      .toEqual(['old parked', 'old pending', 'recent processed']);
+    const events = await t.pool.query(
+      `SELECT e.payload ->> 'label' AS label, count(d.id)::int AS deliveries, count(a.delivery_id)::int AS attempts
+       FROM webhook_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id LEFT JOIN webhook_attempts a ON a.delivery_id = d.id
+       WHERE e.company_id = $1 GROUP BY 1 ORDER BY 1`,
+      [company],
+    );
+    expect(events.rows).toEqual([
+      { label: 'old pending', deliveries: 1, attempts: 0 },
+      { label: 'old queued', deliveries: 0, attempts: 0 },
+      { label: 'recent settled', deliveries: 1, attempts: 1 },
+    ]);
+    const orphans = await t.pool.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries d WHERE d.company_id = $1 AND NOT EXISTS (SELECT FROM webhook_events e WHERE e.id = d.event_id)`,
+      [company],
+    );
+    expect(orphans.rows[0].n).toBe(0);
   });
 
   it('rejects a malformed payload without running it', async () => {

@@ -175,6 +175,35 @@ describe('a lane turn', () => {
   });
 });
 
+describe('claims', () => {
+  it('start at their cursor: a delivery created before it is left for the claim from the start', async () => {
+    const company = await t.createCompany('Claim Cursor Co');
+    const subscription = await subscribe(company.key, '/cursor');
+    await events(company.id, 4);
+    const first = await claimLaneDeliveries(t.pool, subscription, 2);
+    expect(first).toHaveLength(2);
+    // A relay pass that committed late: its delivery is older than what the lane has claimed.
+    await events(company.id, 1);
+    await t.pool.query(
+      `UPDATE webhook_deliveries SET created_at = $2::timestamptz - interval '1 second'
+       WHERE subscription_id = $1 AND status = 'pending'
+         AND created_at = (SELECT max(created_at) FROM webhook_deliveries WHERE subscription_id = $1)`,
+      [subscription, first[0]!.createdAt],
+    );
+    const fromCursor = await claimLaneDeliveries(t.pool, subscription, 10, first[1]!.createdAt);
+    expect(fromCursor).toHaveLength(2);
+    expect(await statusCounts(subscription)).toEqual({ sending: 4, pending: 1 });
+    const fromStart = await claimLaneDeliveries(t.pool, subscription, 10);
+    expect(fromStart).toHaveLength(1);
+    expect(Date.parse(fromStart[0]!.createdAt)).toBeLessThan(Date.parse(first[0]!.createdAt));
+    // Settled, so the recovery tests below see only their own claims.
+    await t.pool.query(
+      `UPDATE webhook_deliveries SET status = 'succeeded', completed_at = now() WHERE subscription_id = $1`,
+      [subscription],
+    );
+  });
+});
+
 describe('recovery', () => {
   it('fails as worker_lost only what a dead turn claimed, that is what it had started; the rest is sent once', async () => {
     const company = await t.createCompany('Crashed Worker Co');

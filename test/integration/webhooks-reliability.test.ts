@@ -191,7 +191,7 @@ describe('lanes', () => {
     expect(receiver.received.filter((r) => r.path === '/batch-ok')).toHaveLength(3);
     const ids = deliveries.map((d) => d.id);
     const { rows } = await t.pool.query<{ status: string; attempts: number; error: string | null }>(
-      `SELECT d.status, count(a.id)::int AS attempts, max(a.error_code) AS error
+      `SELECT d.status, count(a.attempt_number)::int AS attempts, max(a.error_code) AS error
        FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id WHERE d.id = ANY ($1::uuid[]) GROUP BY d.id`,
       [ids],
     );
