@@ -7,6 +7,7 @@ import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
 import { benchMonitoring } from './monitoring.js';
 import { benchReports } from './reports.js';
+import { benchStorage } from './storage.js';
 import { writeResult } from './support.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -18,6 +19,7 @@ const benches: Record<string, (args: string[]) => Promise<Record<string, unknown
   webhooks: benchWebhooks,
   monitoring: benchMonitoring,
   reports: benchReports,
+  storage: benchStorage,
 };
 
 const args = process.argv.slice(2);

@@ -4,9 +4,10 @@
  *   latest vehicle state, with the API and the worker as separate processes;
  * - the ceiling: the same reading rows COPYed (10k-row batches) into an identical bare table.
  * Prints readings/s for both and their ratio, push-to-visible latency p50/p99, and the memory of
- * each process as the volume grows. Target (issue 12): end-to-end ≥ 0.35 × COPY, memory flat.
+ * each process as the volume grows, flat or grew by a stated rule. Target (issue 12): end-to-end
+ * ≥ 0.35 × COPY, memory flat. Options: `--readings N`, `--apis N` and `--workers M` (several
+ * processes), `--health` (a health worker process too), `--worker-heap-mb N` (workers' old space cap).
  */
-import { readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import copyStreams from 'pg-copy-streams';
@@ -14,7 +15,19 @@ import { normalizeGeneric } from '../providers/generic.js';
 import { createSimulatedFleet, signSimulatedBody } from '../providers/simulator.js';
 import type { Pool } from '../src/db/pool.js';
 import { encryptJson } from '../src/security/secrets.js';
-import { benchConfig, freshDatabase, printTable, startService, type Service } from './support.js';
+import { Queues } from '../src/queue/queues.js';
+import { createRedis } from '../src/queue/connection.js';
+import {
+  benchConfig,
+  benchLog,
+  freshDatabase,
+  memoryOf,
+  metricSum,
+  mirrorReadings,
+  printTable,
+  startServices,
+  type Service,
+} from './support.js';
 
 const vehicleCount = 1000;
 const readingsPerPush = 100;
@@ -82,19 +95,33 @@ export async function seed(pool: Pool, secret: string): Promise<{ connectionId: 
   return { connectionId: connection.rows[0]!.id, vehicleIds: fleet.vehicles.map((v) => v.providerVehicleId) };
 }
 
-/** Resident memory of a process in MiB, and its peak so far, from /proc. */
-export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
+const healthWorkerPort = 3951;
+/** Memory is flat when no later point exceeds the RSS at 10 % of the volume by more than this factor. */
+const flatFactor = 1.25;
+
+/** The shares of its volume at which a process's memory is read: pushes accepted for an API, pushes processed for a worker. */
+const memoryCheckpoints = [0.1, 0.25, 0.5, 0.75, 1];
+
+interface ProcessMemory {
+  name: string;
+  pid: number;
+  kind: 'api' | 'worker';
+  /** RSS at each checkpoint reached, then at the end of the run. */
+  rssMiB: number[];
 }
 
-/** Ingest jobs a worker process completed, from its /metrics. */
-async function completedIngestJobs(workerUrl: string): Promise<number> {
-  const text = await (await fetch(`${workerUrl}/metrics`)).text();
-  return [
-    ...text.matchAll(/^job_duration_seconds_count\{[^}]*queue="ingest"[^}]*outcome="completed"[^}]*\} (\d+)$/gm),
-  ].reduce((sum, [, n]) => sum + Number(n), 0);
+function readMemory(process: ProcessMemory): void {
+  process.rssMiB.push(memoryOf(process.pid).rssMiB);
+}
+
+/** Per process: flat or grew (every later point against the first, at 10 % of its volume), and its peak. */
+function memoryVerdicts(processes: ProcessMemory[]) {
+  return processes.map(({ name, pid, rssMiB: [first, ...later] }) => ({
+    process: name,
+    rssMiB: [first!, ...later],
+    peakMiB: memoryOf(pid).peakMiB,
+    verdict: later.every((rss) => rss <= flatFactor * first!) ? 'flat' : 'grew',
+  }));
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -103,17 +130,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** COPY of the rows stored before `until` (the throughput phase), timed, into an identical bare table. */
 async function copyCeiling(pool: Pool, until: Date): Promise<{ rows: number; seconds: number }> {
-  await pool.query(`CREATE TABLE readings_bare (LIKE readings INCLUDING ALL) PARTITION BY RANGE (recorded_at)`);
-  await pool.query(`CREATE TABLE readings_bare_default PARTITION OF readings_bare DEFAULT`);
-  const months = await pool.query<{ name: string }>(
-    `SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'readings'::regclass AND inhrelid::regclass::text <> 'readings_default'`,
-  );
-  for (const { name } of months.rows) {
-    const month = name.replace('readings_', '').replace('_', '-');
-    await pool.query(
-      `CREATE TABLE ${name}_bare PARTITION OF readings_bare FOR VALUES FROM ('${month}-01') TO (('${month}-01'::date + interval '1 month'))`,
-    );
-  }
+  await mirrorReadings(pool, 'readings_bare', 'INCLUDING ALL');
   // The exact rows the pipeline stored, as COPY text, read before the clock starts.
   const client = await pool.connect();
   const chunks: Buffer[] = [];
@@ -148,6 +165,11 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
   // Scale-out: several API and ingest worker processes at once (docs/scaling.md).
   const apiCount = option('--apis', 1);
   const workerCount = option('--workers', 1);
+  // The health stage (health rules + monitoring detection) in its own process, so its memory is measured too.
+  const withHealth = args.includes('--health');
+  // Caps the workers' V8 old space: a run that completes under a small cap shows resident memory
+  // growing with the volume is the collector's lazy sizing, not data kept (bench/monitoring.ts).
+  const workerHeapMiB = option('--worker-heap-mb', 0);
   const secret = 'bench-simulator-secret';
   const { url: databaseUrl, pool } = await freshDatabase('ingest');
   const { connectionId, vehicleIds } = await seed(pool, secret);
@@ -161,35 +183,50 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
     ADMIN_TOKEN: '',
   };
+  const workerEnv = workerHeapMiB > 0 ? { ...env, NODE_OPTIONS: `--max-old-space-size=${workerHeapMiB}` } : env;
+  if (workerHeapMiB > 0) console.log(`worker old space capped at ${workerHeapMiB} MiB`);
+  const redis = createRedis(benchConfig, 'worker', benchLog);
+  const queues = new Queues(redis, prefix);
 
   const services: Service[] = [];
   try {
-    const apis: Service[] = [];
-    const workers: Service[] = [];
-    for (let i = 0; i < apiCount; i++)
-      apis.push(await startService('server/main.js', ['api'], env, 3911 + 2 * i, '/readyz'));
-    for (let i = 0; i < workerCount; i++)
-      workers.push(await startService('server/main.js', ['worker', 'ingest'], env, 3912 + 2 * i, '/readyz'));
-    services.push(...apis, ...workers);
-    const [api, worker] = [apis[0]!, workers[0]!];
-
-    const memory: Array<{ progress: string; api: ReturnType<typeof memoryOf>; worker: ReturnType<typeof memoryOf> }> =
-      [];
+    const apis = await startServices(apiCount, 'server/main.js', ['api'], env, 3911, 2);
+    services.push(...apis);
+    const workers = await startServices(workerCount, 'server/main.js', ['worker', 'ingest'], workerEnv, 3912, 2);
+    services.push(...workers);
+    const healthWorkers = withHealth
+      ? await startServices(1, 'server/main.js', ['worker', 'health'], workerEnv, healthWorkerPort)
+      : [];
+    services.push(...healthWorkers);
+    const processes: ProcessMemory[] = [
+      ...apis.map((s, i) => ({ name: `api ${i + 1}`, pid: s.process.pid!, kind: 'api' as const, rssMiB: [] })),
+      ...workers.map((s, i) => ({
+        name: `ingest worker ${i + 1}`,
+        pid: s.process.pid!,
+        kind: 'worker' as const,
+        rssMiB: [],
+      })),
+      ...healthWorkers.map((s) => ({
+        name: 'health worker',
+        pid: s.process.pid!,
+        kind: 'worker' as const,
+        rssMiB: [],
+      })),
+    ];
+    const readCheckpoints = (kind: ProcessMemory['kind'], share: number, reached: number) => {
+      const count = memoryCheckpoints.filter((c) => share >= c).length;
+      for (; reached < count; reached++) for (const p of processes) if (p.kind === kind) readMemory(p);
+      return reached;
+    };
     const sentAt = new Map<number, number>();
     let pushed = 0;
-    const checkpoints = [0.25, 0.5, 0.75, 1];
+    let apiCheckpoints = 0;
     const pushOne = async (batch: Batch) => {
       const sendTime = Date.now();
       const via = apis[pushed % apis.length]!;
       sentAt.set(await pushBatch(via.url, connectionId, secret, batch), sendTime);
       pushed++;
-      while (checkpoints.length > 0 && pushed / batches.length >= checkpoints[0]!) {
-        memory.push({
-          progress: `${checkpoints.shift()! * 100}% pushed`,
-          api: memoryOf(api.process.pid!),
-          worker: memoryOf(worker.process.pid!),
-        });
-      }
+      apiCheckpoints = readCheckpoints('api', pushed / batches.length, apiCheckpoints);
     };
     const waitVisible = async () => {
       for (;;) {
@@ -212,6 +249,14 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     };
 
     // Phase 1, throughput: push as fast as the API accepts; the worker drains the backlog.
+    let workerCheckpoints = 0;
+    const workerPoll = setInterval(() => {
+      void pool
+        .query<{ n: number }>(`SELECT count(*)::int AS n FROM ingest_inbox WHERE processed_at IS NOT NULL`)
+        .then(({ rows }) => {
+          workerCheckpoints = readCheckpoints('worker', rows[0]!.n / batches.length, workerCheckpoints);
+        });
+    }, 250);
     let next = 0;
     const started = Date.now();
     await Promise.all(
@@ -221,8 +266,18 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
     );
     const pushSeconds = (Date.now() - started) / 1000;
     await waitVisible();
+    clearInterval(workerPoll);
+    workerCheckpoints = readCheckpoints('worker', 1, workerCheckpoints);
     const saturated = await latenciesSince(0);
-    memory.push({ progress: 'all visible', api: memoryOf(api.process.pid!), worker: memoryOf(worker.process.pid!) });
+    // The health stage drains its own backlog after the readings are visible.
+    let healthSeconds: number | null = null;
+    if (withHealth) {
+      const healthQueue = queues.queue('health');
+      while (Object.values(await healthQueue.getJobCounts('waiting', 'active', 'prioritized')).some((n) => n > 0))
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      healthSeconds = (Date.now() - started) / 1000;
+    }
+    for (const p of processes) readMemory(p);
     const stored = (await pool.query<{ n: number }>(`SELECT count(*) AS n FROM readings`)).rows[0]!.n;
     const e2eSeconds = (saturated.finished - started) / 1000;
     const e2eRate = Math.round(stored / e2eSeconds);
@@ -274,28 +329,39 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       await pool.query<{ n: number }>(`SELECT coalesce(sum(samples_count), 0)::int AS n FROM ingest_inbox`)
     ).rows[0]!.n;
     const allReadings = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM readings`)).rows[0]!.n;
-    const perWorker = await Promise.all(workers.map((w) => completedIngestJobs(w.url)));
+    const perWorker = await Promise.all(
+      workers.map((w) => metricSum(w.url, 'job_duration_seconds_count', { queue: 'ingest', outcome: 'completed' })),
+    );
     console.log(
       `${apiCount} API and ${workerCount} worker processes; ingest jobs completed per worker: ${perWorker.join(', ')}; ` +
         `readings stored ${allReadings.toLocaleString()}, counted by the inbox ${counted.toLocaleString()}: ${allReadings === counted ? 'none lost or doubled' : 'MISMATCH'}`,
     );
+    if (healthSeconds !== null)
+      console.log(
+        `health stage (rules + monitoring detection) done ${healthSeconds.toFixed(1)} s after the first push`,
+      );
+    const verdicts = memoryVerdicts(processes);
     printTable(
-      'Memory (MiB) as the volume grows (first API and worker process)',
-      memory.map((m) => ({
-        point: m.progress,
-        'api rss': m.api.rssMiB,
-        'api peak': m.api.peakMiB,
-        'worker rss': m.worker.rssMiB,
-        'worker peak': m.worker.peakMiB,
+      `Resident memory (MiB) per process at shares of its volume (API: pushes accepted; workers: pushes processed), and at the end${withHealth ? ' (health stage done)' : ''}; flat when every later point ≤ ${flatFactor} × the RSS at 10 %`,
+      verdicts.map((v) => ({
+        process: v.process,
+        ...Object.fromEntries(
+          [...memoryCheckpoints.map((c) => `${c * 100} %`), 'end'].map((point, i) => [point, v.rssMiB[i] ?? '']),
+        ),
+        peak: v.peakMiB,
+        verdict: v.verdict,
       })),
     );
     return {
       processes: {
         apis: apiCount,
         workers: workerCount,
+        healthWorker: withHealth,
+        workerHeapMiB: workerHeapMiB || null,
         ingestJobsPerWorker: perWorker,
         lostOrDoubled: allReadings !== counted,
       },
+      healthSeconds,
       readings: stored,
       pushes: batches.length,
       e2eReadingsPerSecond: e2eRate,
@@ -305,11 +371,13 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         atHalfRate: { p50: percentile(unloaded.latencies, 50), p99: percentile(unloaded.latencies, 99) },
         saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
       },
-      memory,
+      memory: { checkpoints: [...memoryCheckpoints, 'end'], flatFactor, byProcess: verdicts },
       target: ratio >= 0.35 ? 'met' : 'missed',
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
+    await queues.close();
+    await redis.quit();
     await pool.end();
   }
 }

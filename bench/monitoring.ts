@@ -17,12 +17,13 @@ import { requestMonitoringLanes } from '../src/monitoring/lanes.js';
 import { Queues } from '../src/queue/queues.js';
 import { encryptSecret } from '../src/security/secrets.js';
 import { signMonitoringBody } from '../src/webhooks/sign.js';
-import { benchFleet, generateBatches, memoryOf, pushBatch, pushConcurrency, seed } from './ingest.js';
+import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { createRedis } from '../src/queue/connection.js';
 import {
   benchConfig,
   benchLog,
   freshDatabase,
+  memoryOf,
   signedPostLoop,
   printTable,
   startService,

@@ -99,6 +99,56 @@ export async function startService(
   throw new Error(`${script} did not become ready on ${url}${readyPath}`);
 }
 
+/** `count` processes of `node <script> <args>`, on ports `firstPort`, `firstPort + portStep`, …, started one after the other. */
+export async function startServices(
+  count: number,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  firstPort: number,
+  portStep = 1,
+): Promise<Service[]> {
+  const services: Service[] = [];
+  for (let i = 0; i < count; i++)
+    services.push(await startService(script, args, env, firstPort + i * portStep, '/readyz'));
+  return services;
+}
+
+/** The sum of a metric's samples in a process's /metrics whose labels include every one of `labels`. */
+export async function metricSum(serviceUrl: string, name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+  return [...text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\d+)$`, 'gm'))]
+    .filter(([, labelText]) => wanted.every((pair) => labelText!.split(',').includes(pair)))
+    .reduce((sum, [, , n]) => sum + Number(n), 0);
+}
+
+/** Resident memory of a process in MiB, and its peak so far, from /proc. */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
+}
+
+/**
+ * A table named `name` partitioned like `readings`, with a partition for each of its months and a
+ * default one; `like` is the LIKE clause's options (`INCLUDING ALL` copies its keys and indexes).
+ */
+export async function mirrorReadings(pool: Pool, name: string, like: string): Promise<void> {
+  await pool.query(`CREATE TABLE ${name} (LIKE readings ${like}) PARTITION BY RANGE (recorded_at)`);
+  await pool.query(`CREATE TABLE ${name}_default PARTITION OF ${name} DEFAULT`);
+  const months = await pool.query<{ month: string }>(
+    `SELECT substring(inhrelid::regclass::text FROM 'readings_(\\d{4}_\\d{2})') AS month
+     FROM pg_inherits WHERE inhparent = 'readings'::regclass AND inhrelid::regclass::text <> 'readings_default'`,
+  );
+  for (const { month } of months.rows) {
+    const first = `${month.replace('_', '-')}-01`;
+    await pool.query(
+      `CREATE TABLE ${name}_${month} PARTITION OF ${name} FOR VALUES FROM ('${first}') TO (('${first}'::date + interval '1 month'))`,
+    );
+  }
+}
+
 export interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;

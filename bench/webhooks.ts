@@ -4,10 +4,13 @@
  * - the ceiling: a plain loop sending the same number of signed POSTs (envelope built and signed
  *   per request, 64 in flight over keep-alive, as many as the webhooks worker runs);
  * - the real path, draining a backlog of committed outbox events: relay → BullMQ delivery jobs →
- *   one webhooks worker process → claim, sign, SSRF-guarded POST, attempt record;
+ *   one webhooks worker process → claim, sign, SSRF-guarded POST, attempt record; with
+ *   `--workers M` (M > 1) the same backlog again with M worker processes, each one's delivered count
+ *   from its /metrics (no API is in this path: events are written by run changes' transactions);
  * - latency: events written at half the measured rate, each transaction followed by the relay
  *   request a run change makes; event row written → receiver has it.
- * Prints deliveries/s for both, the ratio and the latency p50/p99. Target: ratio ≥ 0.5.
+ * Prints deliveries/s for each, the ratios, CPU per delivery by process and the latency p50/p99.
+ * Target (issue 12): ratio ≥ 0.4.
  */
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '../src/db/pool.js';
@@ -31,6 +34,8 @@ import {
   startCpuMeter,
   cpuMicrosPer,
   startService,
+  startServices,
+  metricSum,
   type Service,
 } from './support.js';
 
@@ -64,11 +69,18 @@ async function waitForDeliveries(url: string, expected: number, timeoutMs: numbe
   }
 }
 
+/** A subscribed company: its run's webhook payload goes with each of its events. */
+interface Subscriber {
+  companyId: string;
+  payload: WebhookRun;
+}
+
 /** A company with one vehicle (home yard), one real run and a subscription to every run event. */
-async function seed(pool: Pool, receiverUrl: string): Promise<{ companyId: string; payload: WebhookRun }> {
+async function seed(pool: Pool, receiverUrl: string, index: number): Promise<Subscriber> {
   return withTransaction(pool, async (tx) => {
     const company = await tx.query<{ id: string }>(
-      `INSERT INTO companies (name, external_ids) VALUES ('Webhook Bench', '{"shopmonkey":"cus_1"}') RETURNING id`,
+      `INSERT INTO companies (name, external_ids) VALUES ($1, jsonb_build_object('shopmonkey', $2::text)) RETURNING id`,
+      [`Webhook Bench ${index}`, `cus_${index}`],
     );
     const companyId = company.rows[0]!.id;
     const vehicle = await insertVehicle(tx, companyId, {
@@ -126,29 +138,116 @@ function rawLoop(receiverUrl: string, payload: WebhookRun, count: number): Promi
   });
 }
 
-/** One transaction of `size` outbox events, then the relay request a committed run change makes. */
+/**
+ * One transaction of `size` outbox events, spread round-robin over the subscribers (one delivery
+ * lane each), then the relay request a committed run change makes.
+ */
 async function writeEventBatch(
   pool: Pool,
   queues: Queues,
-  companyId: string,
-  payload: WebhookRun,
+  subscribers: readonly Subscriber[],
   size: number,
   firstIndex: number,
 ): Promise<void> {
-  const events = Array.from({ length: size }, (_, i) => ({
-    companyId,
-    runId: payload.id,
-    kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!,
-    payload,
-    subscriptionId: null,
-  }));
+  const events = Array.from({ length: size }, (_, i) => {
+    const { companyId, payload } = subscribers[(firstIndex + i) % subscribers.length]!;
+    return {
+      companyId,
+      runId: payload.id,
+      kind: runEventKinds[(firstIndex + i) % runEventKinds.length]!,
+      payload,
+      subscriptionId: null,
+    };
+  });
   await withTransaction(pool, (tx) => insertWebhookEvents(tx, events));
   await requestRelay(queues);
 }
 
+interface DrainResult {
+  workers: number;
+  seconds: number;
+  rate: number;
+  outboxEventsPerSecond: number;
+  cpuMicrosPerDelivery: Record<string, number>;
+  connections: number;
+  deliveredPerWorker: number[];
+  byStatus: Record<string, number>;
+  eachEventOnce: boolean;
+}
+
+/**
+ * The real path from a backlog, with `workers` webhooks worker processes: the events are committed
+ * to the outbox while the queue is paused (each transaction followed by its relay request, as a
+ * run change does), then the clock starts and the queue resumes: relay → delivery jobs → workers →
+ * receiver. Answers the running workers too, for a following phase.
+ */
+async function drainBacklog(
+  context: { pool: Pool; queues: Queues; receiverUrl: string; receiverPid: number; env: Record<string, string> },
+  subscribers: readonly Subscriber[],
+  count: number,
+  workerCount: number,
+): Promise<{ result: DrainResult; workers: Service[] }> {
+  const { pool, queues, receiverUrl, receiverPid, env } = context;
+  await fetch(`${receiverUrl}/reset`, { method: 'POST' });
+  const phaseStart = (await pool.query<{ now: Date }>(`SELECT now()`)).rows[0]!.now;
+  const workers = await startServices(workerCount, 'server/main.js', ['worker', 'webhooks'], env, workerPort);
+  const webhooksQueue = queues.queue('webhooks');
+  await webhooksQueue.pause();
+  console.log(`writing ${count.toLocaleString()} events to the outbox (${workerCount} worker process(es) next)…`);
+  const writeStarted = Date.now();
+  for (let written = 0; written < count; written += eventsPerTransaction) {
+    await writeEventBatch(pool, queues, subscribers, Math.min(eventsPerTransaction, count - written), written);
+  }
+  const outboxEventsPerSecond = Math.round(count / ((Date.now() - writeStarted) / 1000));
+  const started = Date.now();
+  const meter = await startCpuMeter(pool, {
+    ...Object.fromEntries(workers.map((w, i) => [workers.length > 1 ? `worker ${i + 1}` : 'worker', w.process.pid!])),
+    receiver: receiverPid,
+  });
+  await webhooksQueue.resume();
+  const drained = await waitForDeliveries(receiverUrl, count, 600_000);
+  const cpuSeconds = await meter();
+  const seconds = (Date.now() - started) / 1000;
+  // The receiver can have a delivery a moment before its job records the attempt.
+  while (
+    (await pool.query(`SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT 1`)).rowCount
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const settled = await pool.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE created_at >= $1 GROUP BY status`,
+    [phaseStart],
+  );
+  const deliveredPerWorker = await Promise.all(
+    workers.map((w) => metricSum(w.url, 'webhook_deliveries_total', { kind: 'core', outcome: 'succeeded' })),
+  );
+  return {
+    workers,
+    result: {
+      workers: workerCount,
+      seconds,
+      rate: Math.round(count / seconds),
+      outboxEventsPerSecond,
+      cpuMicrosPerDelivery: cpuMicrosPer(cpuSeconds, count),
+      connections: drained.connections,
+      deliveredPerWorker,
+      byStatus: Object.fromEntries(settled.rows.map((r) => [r.status, r.n])),
+      eachEventOnce: drained.invalid === 0 && drained.distinctEvents === count && drained.received === count,
+    },
+  };
+}
+
 export async function benchWebhooks(args: string[]): Promise<Record<string, unknown>> {
-  const flag = args.indexOf('--events');
-  const count = flag >= 0 ? Number(args[flag + 1]) : 100_000;
+  const option = (name: string, fallback: number) => {
+    const flag = args.indexOf(name);
+    return flag >= 0 ? Number(args[flag + 1]) : fallback;
+  };
+  const count = option('--events', 100_000);
+  // Scale-out: with M > 1, the backlog is drained by one worker process and then by M, in this run.
+  const workerCounts = [...new Set([1, option('--workers', 1)])];
+  // Delivery lanes are per subscription (one worker sends a lane's turn): several subscriptions
+  // give several workers work at once.
+  const subscriptionCount = option('--subscriptions', 1);
   const { url: databaseUrl, pool } = await freshDatabase('webhooks');
   const prefix = `{bench${Date.now()}}`;
   const redis = createRedis(benchConfig, 'worker', benchLog);
@@ -163,22 +262,20 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
       '/stats',
     );
     services.push(receiver);
-    const { companyId, payload } = await seed(pool, receiver.url);
+    const subscribers: Subscriber[] = [];
+    for (let i = 1; i <= subscriptionCount; i++) subscribers.push(await seed(pool, receiver.url, i));
 
     // 1. The ceiling: the plain signed-POST loop.
     console.log(`sending ${count.toLocaleString()} signed POSTs from a plain loop…`);
     const rawMeter = await startCpuMeter(pool, { receiver: receiver.process.pid! });
-    const rawSeconds = await rawLoop(receiver.url, payload, count);
+    const rawSeconds = await rawLoop(receiver.url, subscribers[0]!.payload, count);
     const rawCpu = await rawMeter();
     const raw = await receiverStats(receiver.url);
     if (raw.received !== count || raw.invalid !== 0)
       throw new Error(`raw loop: ${raw.received} received, ${raw.invalid} invalid`);
     const rawRate = Math.round(count / rawSeconds);
 
-    // 2. The real path from a backlog: the events are committed to the outbox while the queue is
-    //    paused (each transaction followed by its relay request, as a run change does), then the
-    //    clock starts and the queue resumes: relay → delivery jobs → worker → receiver.
-    await fetch(`${receiver.url}/reset`, { method: 'POST' });
+    // 2. The real path from a backlog, with one worker process and then with M.
     const env = {
       DATABASE_URL: databaseUrl,
       REDIS_PREFIX: prefix,
@@ -186,97 +283,88 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
       ADMIN_TOKEN: '',
       WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
     };
-    const worker = await startService('server/main.js', ['worker', 'webhooks'], env, workerPort, '/readyz');
-    services.push(worker);
-    const webhooksQueue = queues.queue('webhooks');
-    await webhooksQueue.pause();
-    console.log(`writing ${count.toLocaleString()} events to the outbox…`);
-    const writeStarted = Date.now();
-    for (let written = 0; written < count; written += eventsPerTransaction) {
-      await writeEventBatch(pool, queues, companyId, payload, Math.min(eventsPerTransaction, count - written), written);
+    const context = { pool, queues, receiverUrl: receiver.url, receiverPid: receiver.process.pid!, env };
+    const drains: DrainResult[] = [];
+    let workers: Service[] = [];
+    for (const workerCount of workerCounts) {
+      await Promise.all(workers.map((w) => w.stop()));
+      const phase = await drainBacklog(context, subscribers, count, workerCount);
+      workers = phase.workers;
+      services.push(...workers);
+      drains.push(phase.result);
     }
-    const writeSeconds = (Date.now() - writeStarted) / 1000;
-    console.log(`delivering them through relay, queue and worker…`);
-    const started = Date.now();
-    const pipelineMeter = await startCpuMeter(pool, { worker: worker.process.pid!, receiver: receiver.process.pid! });
-    await webhooksQueue.resume();
-    const drained = await waitForDeliveries(receiver.url, count, 600_000);
-    const pipelineCpu = await pipelineMeter();
-    const pipelineSeconds = (Date.now() - started) / 1000;
-    const pipelineRate = Math.round(count / pipelineSeconds);
-    // The receiver can have a delivery a moment before its job records the attempt.
-    while (
-      (await pool.query(`SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT 1`)).rowCount
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const settled = await pool.query<{ status: string; n: number }>(
-      `SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`,
-    );
+    const single = drains[0]!;
+    const last = drains.at(-1)!;
 
-    // 3. Latency: events written at half the measured rate for 10 s, in 20 small transactions a second.
+    // 3. Latency, with the last phase's workers: events written at half its rate for 10 s, in 20
+    //    small transactions a second.
     await fetch(`${receiver.url}/reset`, { method: 'POST' });
-    const pacedCount = Math.round(pipelineRate * 0.5 * 10);
+    const pacedCount = Math.round(last.rate * 0.5 * 10);
     const perTick = Math.max(1, Math.round(pacedCount / 200));
     const pacedStart = Date.now();
     for (let tick = 0; tick * perTick < pacedCount; tick++) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, pacedStart + tick * 50 - Date.now())));
-      await writeEventBatch(
-        pool,
-        queues,
-        companyId,
-        payload,
-        Math.min(perTick, pacedCount - tick * perTick),
-        tick * perTick,
-      );
+      await writeEventBatch(pool, queues, subscribers, Math.min(perTick, pacedCount - tick * perTick), tick * perTick);
     }
     const paced = await waitForDeliveries(receiver.url, pacedCount, 120_000);
 
-    const ratio = pipelineRate / rawRate;
+    const ratio = single.rate / rawRate;
     printTable(
-      `Core webhook delivery, ${count.toLocaleString()} events, one receiver on 127.0.0.1 verifying every signature`,
+      `Core webhook delivery, ${count.toLocaleString()} events to ${subscriptionCount} subscription(s), one receiver on 127.0.0.1 verifying every signature`,
       [
         {
           path: 'raw signed POST loop (64 in flight)',
           'deliveries/s': rawRate,
+          'of raw': '1.000',
           seconds: rawSeconds.toFixed(1),
           connections: raw.connections,
+          'delivered per worker': '',
         },
-        {
-          path: 'outbox → relay → queue → worker → receiver',
-          'deliveries/s': pipelineRate,
-          seconds: pipelineSeconds.toFixed(1),
-          connections: drained.connections,
-        },
+        ...drains.map((d) => ({
+          path: `outbox → relay → queue → ${d.workers} worker process${d.workers > 1 ? 'es' : ''} → receiver`,
+          'deliveries/s': d.rate,
+          'of raw': (d.rate / rawRate).toFixed(3),
+          seconds: d.seconds.toFixed(1),
+          connections: d.connections,
+          'delivered per worker': d.deliveredPerWorker.join(', '),
+        })),
       ],
     );
-    console.log(`ratio pipeline / raw loop: ${ratio.toFixed(3)} (target ≥ 0.4: ${ratio >= 0.4 ? 'met' : 'missed'})`);
     console.log(
-      `outbox writes before the clock: ${Math.round(count / writeSeconds).toLocaleString()} events/s in transactions of ${eventsPerTransaction}`,
+      `ratio pipeline (1 worker) / raw loop: ${ratio.toFixed(3)} (target ≥ 0.4: ${ratio >= 0.4 ? 'met' : 'missed'})`,
     );
-    const cpuLine = (cpu: Record<string, number>) =>
-      Object.entries(cpuMicrosPer(cpu, count))
-        .filter(([, micros]) => micros > 0)
-        .map(([name, micros]) => `${name} ${micros}`)
+    if (drains.length > 1)
+      console.log(`${last.workers} worker processes / 1, same run: ${(last.rate / single.rate).toFixed(2)}×`);
+    console.log(
+      `outbox writes before the clock: ${single.outboxEventsPerSecond.toLocaleString()} events/s in transactions of ${eventsPerTransaction}`,
+    );
+    const cpuLine = (micros: Record<string, number>) =>
+      Object.entries(micros)
+        .filter(([, n]) => n > 0)
+        .map(([name, n]) => `${name} ${n}`)
         .join(', ');
-    console.log(`CPU µs per delivery, raw loop: ${cpuLine(rawCpu)}`);
-    console.log(`CPU µs per delivery, pipeline: ${cpuLine(pipelineCpu)}`);
-    console.log(`deliveries by status: ${settled.rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+    console.log(`CPU µs per delivery, raw loop: ${cpuLine(cpuMicrosPer(rawCpu, count))}`);
+    for (const d of drains)
+      console.log(`CPU µs per delivery, ${d.workers} worker(s): ${cpuLine(d.cpuMicrosPerDelivery)}`);
+    for (const d of drains) {
+      console.log(
+        `${d.workers} worker(s): deliveries by status ${Object.entries(d.byStatus)
+          .map(([status, n]) => `${status} ${n}`)
+          .join(', ')}; every delivery verified, each event once: ${d.eachEventOnce ? 'yes' : 'NO'}`,
+      );
+    }
     console.log(
-      `every delivery verified, each event once: ${drained.invalid === 0 && drained.distinctEvents === count ? 'yes' : `no (${drained.invalid} invalid, ${drained.distinctEvents} distinct)`}`,
-    );
-    console.log(
-      `event-to-delivery latency at 50 % of max rate (${pacedCount.toLocaleString()} events over 10 s): p50 ${paced.p50Ms} ms, p99 ${paced.p99Ms} ms`,
+      `event-to-delivery latency at 50 % of max rate (${last.workers} worker(s), ${pacedCount.toLocaleString()} events over 10 s): p50 ${paced.p50Ms} ms, p99 ${paced.p99Ms} ms`,
     );
     return {
       events: count,
+      subscriptions: subscriptionCount,
       rawDeliveriesPerSecond: rawRate,
-      pipelineDeliveriesPerSecond: pipelineRate,
+      pipelineDeliveriesPerSecond: single.rate,
       ratio,
-      outboxEventsPerSecond: Math.round(count / writeSeconds),
-      cpuMicrosPerDelivery: { rawLoop: cpuMicrosPer(rawCpu, count), pipeline: cpuMicrosPer(pipelineCpu, count) },
-      deliveriesByStatus: Object.fromEntries(settled.rows.map((r) => [r.status, r.n])),
-      latencyMs: { atHalfRate: { p50: paced.p50Ms, p99: paced.p99Ms } },
+      cpuMicrosPerDelivery: { rawLoop: cpuMicrosPer(rawCpu, count), pipeline: single.cpuMicrosPerDelivery },
+      byWorkerCount: drains,
+      latencyMs: { atHalfRate: { workers: last.workers, p50: paced.p50Ms, p99: paced.p99Ms } },
       target: ratio >= 0.4 ? 'met' : 'missed',
     };
   } finally {
