@@ -44,7 +44,7 @@ export interface IngestOutcome {
 
 /**
  * Rows a job may take with it under load. 32 rows span several reports of each vehicle, so the
- * latest state and the read model are written once per vehicle for all of them: measured, 40 %
+ * latest state and the read model are written once per vehicle for all of them: measured, a third
  * less Postgres and Node CPU per sample than 8 rows (docs/performance.md, Ingestion).
  */
 export const batchRows = 32;
