@@ -5,6 +5,7 @@
 import { benchApi } from './api.js';
 import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
+import { benchIngestProfile } from './ingest-profile.js';
 import { benchMonitoring } from './monitoring.js';
 import { benchReports } from './reports.js';
 import { benchStorage } from './storage.js';
@@ -15,6 +16,7 @@ import { benchWebhooks } from './webhooks.js';
 const benches: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   api: benchApi,
   ingest: benchIngest,
+  'ingest-profile': benchIngestProfile,
   health: benchHealth,
   webhooks: benchWebhooks,
   monitoring: benchMonitoring,

@@ -37,10 +37,10 @@ export async function insertInboxRow(q: Queryable, row: NewInboxRow): Promise<{ 
 /**
  * Locks inbox rows for processing: the given one and, to batch under load, up to `alsoPending`
  * more of the oldest pending rows. SKIP LOCKED: a row another worker holds is that worker's.
- * The batch pick itself does not skip locked rows, so parallel jobs often share the same oldest
- * rows and get fewer extras; measured, picking disjoint batches was no faster (more parallel
- * writers on the same vehicles' latest state). Parked rows are never picked;
- * `includeProcessed` re-processes a finished or parked row (replay).
+ * The batch pick skips locked rows too, so parallel jobs take disjoint full batches; when it did
+ * not, a job arriving while others held the oldest rows got only its own row, and with 32 rows
+ * per job end-to-end ingest ran at 0.17 of COPY instead of 0.27–0.31 (docs/performance.md).
+ * Parked rows are never picked; `includeProcessed` re-processes a finished or parked row (replay).
  */
 export async function lockInboxRows(
   q: Queryable,
@@ -52,7 +52,7 @@ export async function lockInboxRows(
     text: `SELECT ${inboxColumns} FROM ingest_inbox
            WHERE (id = $1 ${options.includeProcessed ? '' : 'AND processed_at IS NULL AND parked_at IS NULL'})
               OR id IN (SELECT id FROM ingest_inbox WHERE processed_at IS NULL AND parked_at IS NULL AND id <> $1
-                        ORDER BY id LIMIT $2)
+                        ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
            ORDER BY id
            FOR UPDATE SKIP LOCKED`,
     values: [id, options.alsoPending],

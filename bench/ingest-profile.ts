@@ -1,0 +1,126 @@
+/**
+ * Where the ingest job's time goes, per sample: the inbox is filled with the ingest bench's
+ * pushes first, then the real job (`ingestInboxBatch`) drains it, once with one job at a time
+ * and once with four at once (the worker's concurrency). Prints, per sample, the CPU time of the
+ * Node process and of its Postgres backends (/proc: unlike wall time, it barely moves when other
+ * processes share the cores) and, for the sequential pass, the wall time of each statement.
+ */
+import { adapters } from '../providers/index.js';
+import { insertInboxRow } from '../src/db/inbox.js';
+import { createPool, type Pool, type PoolClient } from '../src/db/pool.js';
+import { ingestInboxBatch } from '../src/ingest/isolation.js';
+import { batchRows } from '../src/ingest/process-inbox.js';
+import { benchFleet, generateBatches, seed } from './ingest.js';
+import { benchLog, freshDatabase, printTable, processUsage } from './support.js';
+
+type StatementTimes = Map<string, { calls: number; ms: number }>;
+
+/** Times every statement of the client by its prepared name (or its first words). */
+function timeStatements(client: PoolClient, times: StatementTimes): void {
+  const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
+  const timed = async (config: unknown, values?: unknown) => {
+    const name =
+      typeof config === 'string' ? config.slice(0, 30) : ((config as { name?: string }).name ?? 'unnamed statement');
+    const started = process.hrtime.bigint();
+    try {
+      return await query(config, values);
+    } finally {
+      const entry = times.get(name) ?? { calls: 0, ms: 0 };
+      entry.calls++;
+      entry.ms += Number(process.hrtime.bigint() - started) / 1e6;
+      times.set(name, entry);
+    }
+  };
+  client.query = timed as typeof client.query;
+}
+
+/** CPU milliseconds used so far by the Postgres backends of the database, by pid. */
+async function backendCpuMs(pool: Pool): Promise<Map<number, number>> {
+  const { rows } = await pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  return new Map(rows.map(({ pid }) => [pid, processUsage(pid).cpuSeconds * 1000]));
+}
+
+async function drain(
+  url: string,
+  admin: Pool,
+  ids: number[],
+  concurrency: number,
+): Promise<{ samples: number; wallUs: number; nodeUs: number; postgresUs: number; times: StatementTimes }> {
+  const times: StatementTimes = new Map();
+  const pool = createPool(url, concurrency, benchLog);
+  pool.on('connect', (client) => timeStatements(client, times));
+  // The connections exist before the clock starts, so their backends are counted from the start.
+  const clients = await Promise.all(Array.from({ length: concurrency }, () => pool.connect()));
+  for (const client of clients) client.release();
+  times.clear();
+  const before = await backendCpuMs(admin);
+  const cpuBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  let next = 0;
+  let samples = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ids.length) {
+        const outcome = await ingestInboxBatch(pool, ids[next++]!, adapters);
+        samples += outcome.rows.reduce((sum, row) => sum + row.samples, 0);
+      }
+    }),
+  );
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = process.cpuUsage(cpuBefore);
+  const after = await backendCpuMs(admin);
+  const postgresMs = [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
+  await pool.end();
+  return {
+    samples,
+    wallUs: (wallMs * 1000) / samples,
+    nodeUs: (cpu.user + cpu.system) / samples,
+    postgresUs: (postgresMs * 1000) / samples,
+    times,
+  };
+}
+
+export async function benchIngestProfile(args: string[]): Promise<Record<string, unknown>> {
+  const flag = args.indexOf('--readings');
+  const target = flag >= 0 ? Number(args[flag + 1]) : 300_000;
+  const passes: Array<Awaited<ReturnType<typeof drain>> & { concurrency: number }> = [];
+  for (const concurrency of [1, 4]) {
+    const { url, pool } = await freshDatabase('ingest_profile');
+    try {
+      const { connectionId, vehicleIds } = await seed(pool, 'bench-simulator-secret');
+      const ids: number[] = [];
+      for (const batch of generateBatches(benchFleet(), target, vehicleIds)) {
+        const row = { connectionId, provider: 'simulator', contentType: 'application/json', cascade: true };
+        ids.push((await insertInboxRow(pool, { ...row, payload: batch.body, refreshId: null })).id);
+      }
+      passes.push({ concurrency, ...(await drain(url, pool, ids, concurrency)) });
+    } finally {
+      await pool.end();
+    }
+  }
+  printTable(
+    `Ingest job profile, ${passes[0]!.samples.toLocaleString()} samples, up to ${batchRows} inbox rows per job (µs per sample)`,
+    passes.map((p) => ({
+      'concurrent jobs': p.concurrency,
+      wall: p.wallUs.toFixed(2),
+      'node cpu': p.nodeUs.toFixed(2),
+      'postgres cpu': p.postgresUs.toFixed(2),
+    })),
+  );
+  const sequential = passes[0]!;
+  const statements = [...sequential.times]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .map(([statement, { calls, ms }]) => ({
+      statement,
+      calls,
+      'µs/sample': ((ms * 1000) / sequential.samples).toFixed(2),
+      'ms/call': (ms / calls).toFixed(1),
+    }));
+  printTable('Statements of the sequential pass (wall time, Postgres and the round trip)', statements);
+  return {
+    batchRows,
+    passes: passes.map(({ times, ...figures }) => ({ ...figures, statements: Object.fromEntries(times) })),
+  };
+}
