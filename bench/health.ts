@@ -44,6 +44,12 @@ async function seedSweepFleet(pool: Pool): Promise<void> {
      FROM vehicles v
      CROSS JOIN (VALUES ('odometer_km', 0, 50000.0), ('battery_voltage', 1, 12.6), ('fuel_percent', 2, 55.0), ('coolant_temp_c', 3, 88.0)) AS s(signal, n, value)`,
   );
+  // Ingest keeps each signal's latest sample beside the readings; the sweep reads it first.
+  await pool.query(
+    `INSERT INTO vehicle_signals (vehicle_id, signal, recorded_at, value, source, value_changed_at)
+     SELECT DISTINCT ON (vehicle_id, signal) vehicle_id, signal, recorded_at, to_jsonb(value_num), source, recorded_at
+     FROM readings ORDER BY vehicle_id, signal, recorded_at DESC`,
+  );
 }
 
 /**

@@ -67,6 +67,11 @@ export const ruleSignals = [
  * signal newer than its `since`; at most `limit` per signal, the newest, grouped by vehicle. The
  * watermarks are read here rather than sent: 10 windows per vehicle cost more to encode than to
  * look up. Each (vehicle, signal) is one ordered scan of the primary key.
+ *
+ * Only the rule signals whose latest sample (`vehicle_signals`, upserted in the transaction of
+ * every stored reading: ingest and the manual odometer) is newer than the watermark are scanned:
+ * a signal a vehicle never reported, or with nothing new since its last evaluation, costs one key
+ * lookup instead of a probe of every `readings` partition (most of a steady sweep's time).
  */
 export async function loadNewSamples(
   q: Queryable,
@@ -79,10 +84,11 @@ export async function loadNewSamples(
   const result = await q.query<RuleSample & { vehicleId: string }>({
     name: 'load-new-samples',
     text: `WITH windows AS (
-             SELECT v.id AS vehicle_id, s.signal, coalesce((h.fed_through ->> s.signal)::timestamptz, 'epoch') AS since
-             FROM unnest($1::uuid[]) AS v(id)
-             CROSS JOIN unnest($2::text[]) AS s(signal)
-             LEFT JOIN vehicle_health_state h ON h.vehicle_id = v.id
+             SELECT l.vehicle_id, l.signal, w.since
+             FROM vehicle_signals l
+             LEFT JOIN vehicle_health_state h ON h.vehicle_id = l.vehicle_id
+             CROSS JOIN LATERAL (SELECT coalesce((h.fed_through ->> l.signal)::timestamptz, 'epoch') AS since) w
+             WHERE l.vehicle_id = ANY($1::uuid[]) AND l.signal = ANY($2::text[]) AND l.recorded_at > w.since
              UNION ALL
              SELECT * FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
            )

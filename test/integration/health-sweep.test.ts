@@ -21,6 +21,12 @@ beforeAll(async () => {
      SELECT id, 'battery_voltage', as_of, 12.6, 'samsara' FROM vehicles WHERE company_id = $1`,
     [company.id],
   );
+  // As ingest does: each signal's latest sample beside the readings (the sweep reads it first).
+  await t.pool.query(
+    `INSERT INTO vehicle_signals (vehicle_id, signal, recorded_at, value, source, value_changed_at)
+     SELECT id, 'battery_voltage', as_of, '12.6', 'samsara', as_of FROM vehicles WHERE company_id = $1`,
+    [company.id],
+  );
 });
 afterAll(() => t.close());
 
