@@ -18,6 +18,7 @@ import {
   processUsage,
   startService,
   type Service,
+  serviceEnv,
 } from './support.js';
 
 const sweepVehicles = 100_000;
@@ -119,12 +120,7 @@ async function ingestRate(withHealth: boolean): Promise<{ samples: number; secon
   const { connectionId, vehicleIds } = await seed(pool, secret);
   const batches = generateBatches(benchFleet(), ingestSamples, vehicleIds);
   const prefix = `{benchh${Date.now()}}`;
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: prefix,
-    SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
-    ADMIN_TOKEN: '',
-  };
+  const env = serviceEnv(databaseUrl, prefix);
   const services: Service[] = [];
   const redis = createRedis(benchConfig, 'worker', benchLog);
   const healthQueue = new Queue('health', { connection: redis, prefix });

@@ -27,6 +27,7 @@ import {
   printTable,
   startServices,
   type Service,
+  serviceEnv,
 } from './support.js';
 
 const vehicleCount = 1000;
@@ -177,12 +178,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
   const fleet = benchFleet();
   const batches = generateBatches(fleet, target, vehicleIds);
   const prefix = `{bench${Date.now()}}`;
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: prefix,
-    SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
-    ADMIN_TOKEN: '',
-  };
+  const env = serviceEnv(databaseUrl, prefix);
   const workerEnv = workerHeapMiB > 0 ? { ...env, NODE_OPTIONS: `--max-old-space-size=${workerHeapMiB}` } : env;
   if (workerHeapMiB > 0) console.log(`worker old space capped at ${workerHeapMiB} MiB`);
   const redis = createRedis(benchConfig, 'worker', benchLog);

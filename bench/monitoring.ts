@@ -28,6 +28,7 @@ import {
   printTable,
   startService,
   type Service,
+  serviceEnv,
 } from './support.js';
 
 const apiPort = 3931;
@@ -86,12 +87,7 @@ async function ingestRate(readings: number, monitored: boolean, workerHeapMiB: n
     await subscribeFleet(pool, `http://127.0.0.1:${receiverPort}`, fixes);
   }
   const prefix = `{benchm${Date.now()}}`;
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: prefix,
-    SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
-    ADMIN_TOKEN: '',
-  };
+  const env = serviceEnv(databaseUrl, prefix);
   const services: Service[] = [];
   const redis = createRedis(benchConfig, 'worker', benchLog);
   const healthQueue = new Queue('health', { connection: redis, prefix });
@@ -243,13 +239,7 @@ async function deliveryRates(events: number) {
 
     console.log(`storing ${events.toLocaleString()} monitoring events with due deliveries…`);
     const lanes = await seedBacklog(pool, events);
-    const env = {
-      DATABASE_URL: databaseUrl,
-      REDIS_PREFIX: prefix,
-      SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
-      ADMIN_TOKEN: '',
-      WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
-    };
+    const env = serviceEnv(databaseUrl, prefix, { WEBHOOK_ALLOW_NETS: '127.0.0.1/32' });
     const webhooksQueue = queues.queue('webhooks');
     await webhooksQueue.pause();
     services.push(await startService('server/main.js', ['worker', 'webhooks'], env, workerPort, '/readyz'));

@@ -46,6 +46,17 @@ export async function createBenchCompany(pool: Pool, name: string): Promise<{ co
   return { companyId, key: key.key };
 }
 
+/** The environment of a service process the bench starts against its own database and queue prefix. */
+export function serviceEnv(databaseUrl: string, redisPrefix: string, extra: Record<string, string> = {}) {
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: redisPrefix,
+    SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
+    ADMIN_TOKEN: '',
+    ...extra,
+  };
+}
+
 export interface Service {
   url: string;
   process: ChildProcess;

@@ -37,6 +37,7 @@ import {
   startServices,
   metricSum,
   type Service,
+  serviceEnv,
 } from './support.js';
 
 const receiverPort = 3921;
@@ -276,13 +277,7 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     const rawRate = Math.round(count / rawSeconds);
 
     // 2. The real path from a backlog, with one worker process and then with M.
-    const env = {
-      DATABASE_URL: databaseUrl,
-      REDIS_PREFIX: prefix,
-      SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
-      ADMIN_TOKEN: '',
-      WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
-    };
+    const env = serviceEnv(databaseUrl, prefix, { WEBHOOK_ALLOW_NETS: '127.0.0.1/32' });
     const context = { pool, queues, receiverUrl: receiver.url, receiverPid: receiver.process.pid!, env };
     const drains: DrainResult[] = [];
     let workers: Service[] = [];
