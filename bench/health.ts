@@ -15,7 +15,7 @@ import {
   benchLog,
   freshDatabase,
   printTable,
-  processUsage,
+  startCpuMeter,
   startService,
   type Service,
   serviceEnv,
@@ -53,21 +53,6 @@ async function seedSweepFleet(pool: Pool): Promise<void> {
   );
 }
 
-/**
- * CPU seconds so far of each Postgres backend serving this database (the pool's connections), or
- * null when Postgres runs on another host (no /proc entry for its pids).
- */
-async function backendCpuSeconds(pool: Pool): Promise<Map<number, number> | null> {
-  const { rows } = await pool.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`,
-  );
-  try {
-    return new Map(rows.map((row) => [row.pid, processUsage(row.pid).cpuSeconds]));
-  } catch {
-    return null;
-  }
-}
-
 interface SweepRun {
   evaluated: number;
   seconds: number;
@@ -79,19 +64,17 @@ interface SweepRun {
 
 /** The health.sweep job's own loop, timed, with the CPU it took on each side. */
 async function sweepOnce(pool: Pool, now: Date): Promise<SweepRun> {
-  const backendsBefore = await backendCpuSeconds(pool);
-  const cpuBefore = process.cpuUsage();
+  const meter = await startCpuMeter(pool, {});
   const started = process.hrtime.bigint();
   const { evaluated } = await sweepHealth(pool, () => now, benchConfig.healthSweepConcurrentPages);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpu = process.cpuUsage(cpuBefore);
-  const backendsAfter = await backendCpuSeconds(pool);
-  // A backend opened during the sweep counts from zero.
-  const postgresCpuSeconds =
-    backendsBefore && backendsAfter
-      ? [...backendsAfter].reduce((sum, [pid, after]) => sum + after - (backendsBefore.get(pid) ?? 0), 0)
-      : null;
-  return { evaluated, seconds, nodeCpuSeconds: (cpu.user + cpu.system) / 1e6, postgresCpuSeconds };
+  const cpu = await meter();
+  return {
+    evaluated,
+    seconds,
+    nodeCpuSeconds: cpu.bench,
+    postgresCpuSeconds: Number.isNaN(cpu.postgres) ? null : cpu.postgres,
+  };
 }
 
 /** The sweep table: each sweep's rate and where its CPU went. */

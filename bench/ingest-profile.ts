@@ -11,7 +11,7 @@ import { createPool, type Pool, type PoolClient } from '../src/db/pool.js';
 import { ingestInboxBatch } from '../src/ingest/isolation.js';
 import { batchRows } from '../src/ingest/process-inbox.js';
 import { benchFleet, generateBatches, seed } from './ingest.js';
-import { benchLog, freshDatabase, printTable, processUsage } from './support.js';
+import { benchLog, freshDatabase, printTable, startCpuMeter } from './support.js';
 
 type StatementTimes = Map<string, { calls: number; ms: number }>;
 
@@ -34,14 +34,6 @@ function timeStatements(client: PoolClient, times: StatementTimes): void {
   client.query = timed as typeof client.query;
 }
 
-/** CPU milliseconds used so far by the Postgres backends of the database, by pid. */
-async function backendCpuMs(pool: Pool): Promise<Map<number, number>> {
-  const { rows } = await pool.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-  );
-  return new Map(rows.map(({ pid }) => [pid, processUsage(pid).cpuSeconds * 1000]));
-}
-
 async function drain(
   url: string,
   admin: Pool,
@@ -55,8 +47,7 @@ async function drain(
   const clients = await Promise.all(Array.from({ length: concurrency }, () => pool.connect()));
   for (const client of clients) client.release();
   times.clear();
-  const before = await backendCpuMs(admin);
-  const cpuBefore = process.cpuUsage();
+  const meter = await startCpuMeter(admin, {});
   const started = process.hrtime.bigint();
   let next = 0;
   let samples = 0;
@@ -69,15 +60,14 @@ async function drain(
     }),
   );
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const cpu = process.cpuUsage(cpuBefore);
-  const after = await backendCpuMs(admin);
-  const postgresMs = [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
+  const cpu = await meter();
   await pool.end();
+  const perSampleUs = (seconds: number) => (seconds * 1e6) / samples;
   return {
     samples,
     wallUs: (wallMs * 1000) / samples,
-    nodeUs: (cpu.user + cpu.system) / samples,
-    postgresUs: (postgresMs * 1000) / samples,
+    nodeUs: perSampleUs(cpu.bench),
+    postgresUs: perSampleUs(cpu.postgres),
     times,
   };
 }

@@ -187,35 +187,41 @@ export function processUsage(pid: number): { cpuSeconds: number; rssMb: number }
 /**
  * CPU seconds used from now on by named processes, by this bench process (`bench`), and by the
  * Postgres backends serving the pool's database (`postgres`: the backends alive at the start or
- * at the end; one that came and went in between is missed).
+ * at the end, one opened in between counted from zero; one that came and went in between is
+ * missed; NaN when Postgres runs on another host, where its pids have no /proc entry).
  */
-export async function startCpuMeter(
+export async function startCpuMeter<Name extends string>(
   pool: Pool,
-  pids: Record<string, number>,
-): Promise<() => Promise<Record<string, number>>> {
+  pids: Record<Name, number>,
+): Promise<() => Promise<Record<Name | 'bench' | 'postgres', number>>> {
+  const named: number[] = Object.values(pids);
   const backendPids = async () =>
-    (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map(
-      (r) => r.pid,
-    );
+    (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows
+      .map((r) => r.pid)
+      .filter((pid) => !named.includes(pid));
   const cpuOf = (pid: number) => {
     try {
       return processUsage(pid).cpuSeconds;
     } catch {
-      return null; // the process has exited
+      return null; // the process has exited, or is not on this host
     }
   };
   const startBench = process.cpuUsage();
-  const start = new Map<number, number>();
-  for (const pid of [...Object.values(pids), ...(await backendPids())]) start.set(pid, cpuOf(pid) ?? 0);
-  const startBackends = [...start.keys()].filter((pid) => !Object.values(pids).includes(pid));
+  const start = new Map<number, number | null>();
+  const startBackends = await backendPids();
+  for (const pid of [...named, ...startBackends]) start.set(pid, cpuOf(pid));
   return async () => {
     const used = (pid: number) => Math.max(0, (cpuOf(pid) ?? start.get(pid) ?? 0) - (start.get(pid) ?? 0));
     const bench = process.cpuUsage(startBench);
-    const backends = new Set([...startBackends, ...(await backendPids())]);
+    const backends = [...new Set([...startBackends, ...(await backendPids())])];
+    const readable = backends.some((pid) => start.get(pid) != null || cpuOf(pid) !== null);
     return {
-      ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, used(pid)])),
+      ...(Object.fromEntries(Object.entries<number>(pids).map(([name, pid]) => [name, used(pid)])) as Record<
+        Name,
+        number
+      >),
       bench: (bench.user + bench.system) / 1e6,
-      postgres: [...backends].reduce((sum, pid) => sum + used(pid), 0),
+      postgres: readable ? backends.reduce((sum, pid) => sum + used(pid), 0) : Number.NaN,
     };
   };
 }
