@@ -37,6 +37,18 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
     retryDelaysMs: deps.config.monitoringRetryDelaysMs,
     now: deps.now,
   });
+  const outcomeOf = (attempt: { succeeded: boolean }) => (attempt.succeeded ? 'succeeded' : 'failed');
+  /** A lane turn's attempts into the delivery metrics; the job's result counts them. */
+  const countAttempts = (
+    kind: 'core' | 'monitoring',
+    attempts: ReadonlyArray<{ succeeded: boolean; durationMs: number }>,
+  ) => {
+    for (const attempt of attempts) {
+      deps.metrics.webhookDeliveries.inc({ kind, outcome: outcomeOf(attempt) });
+      deps.metrics.webhookAttemptDuration.observe({ kind }, attempt.durationMs / 1000);
+    }
+    return { sent: attempts.length, succeeded: attempts.filter((a) => a.succeeded).length };
+  };
   return {
     'webhooks.relay': async () => {
       let relayed = 0;
@@ -59,11 +71,7 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
     },
     'webhooks.deliver': async (lane) => {
       const { outcomes, deferred } = await deliverLane(lane);
-      for (const outcome of outcomes) {
-        deps.metrics.webhookDeliveries.inc({ kind: 'core', outcome: outcome.succeeded ? 'succeeded' : 'failed' });
-        deps.metrics.webhookAttemptDuration.observe({ kind: 'core' }, outcome.durationMs / 1000);
-      }
-      return { sent: outcomes.length, succeeded: outcomes.filter((o) => o.succeeded).length, deferred };
+      return { ...countAttempts('core', outcomes), deferred };
     },
     'webhooks.recover': async () => {
       const recovered = await recoverDeliveries({
@@ -78,13 +86,9 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
     },
     'webhooks.monitoring-lane': async (lane) => {
       const { outcomes, deferred } = await deliverMonitoringLane(lane);
-      for (const outcome of outcomes) {
-        const result = outcome.succeeded ? 'succeeded' : 'failed';
-        deps.metrics.webhookDeliveries.inc({ kind: 'monitoring', outcome: result });
-        deps.metrics.monitoringAttempts.inc({ trigger: outcome.trigger, outcome: result });
-        deps.metrics.webhookAttemptDuration.observe({ kind: 'monitoring' }, outcome.durationMs / 1000);
-      }
-      return { sent: outcomes.length, succeeded: outcomes.filter((o) => o.succeeded).length, deferred };
+      for (const outcome of outcomes)
+        deps.metrics.monitoringAttempts.inc({ trigger: outcome.trigger, outcome: outcomeOf(outcome) });
+      return { ...countAttempts('monitoring', outcomes), deferred };
     },
     'webhooks.monitoring-recover': async () => {
       const swept = await sweepMonitoringDeliveries({

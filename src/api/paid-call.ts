@@ -16,7 +16,7 @@ import type { MeteredProduct } from '../db/usage.js';
 import { deleteUsage } from '../db/usage.js';
 import type { Logger } from '../log.js';
 import { billPaidRequest, claimPaidRequest, releasePaidRequest, requestHash } from '../usage/metering.js';
-import { ok } from './schemas/common.js';
+import { authErrorResponses, ErrorEnvelope, ok } from './schemas/common.js';
 
 /** Headers of a paid route: the optional Idempotency-Key (printable ASCII, as the IETF draft). */
 export const PaidHeaders = Type.Object({
@@ -29,6 +29,18 @@ export const PaidHeaders = Type.Object({
     }),
   ),
 });
+
+/**
+ * What a paid route refuses with: a bad request or VIN (400), no vehicle for it (404), the same
+ * Idempotency-Key still running (409), a key reused for another request (422), and auth errors.
+ */
+export const paidErrorResponses = {
+  400: ErrorEnvelope,
+  404: ErrorEnvelope,
+  409: ErrorEnvelope,
+  422: ErrorEnvelope,
+  ...authErrorResponses,
+};
 
 /**
  * The 200 answer of a paid route, by content type (a replay sends stored bytes, so the JSON is

@@ -12,8 +12,8 @@ import { notFound } from '../../errors.js';
 import { buildHistoryReport } from '../../history/build-report.js';
 import { renderHistoryReportPdf } from '../../history/pdf/render.js';
 import type { Logger } from '../../log.js';
-import { answerPaidCall, PaidHeaders, paidAnswer } from '../paid-call.js';
-import { Envelope, ErrorEnvelope, authErrorResponses } from '../schemas/common.js';
+import { answerPaidCall, PaidHeaders, paidAnswer, paidErrorResponses } from '../paid-call.js';
+import { Envelope } from '../schemas/common.js';
 import { HistoryReport, HistoryReportRequest } from '../schemas/history.js';
 import { requireValidVin } from '../vin.js';
 
@@ -43,14 +43,7 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         security: [{ bearerAuth: [] }],
         headers: PaidHeaders,
         body: HistoryReportRequest,
-        response: {
-          200: paidAnswer(Envelope(HistoryReport), true),
-          400: ErrorEnvelope,
-          404: ErrorEnvelope,
-          409: ErrorEnvelope,
-          422: ErrorEnvelope,
-          ...authErrorResponses,
-        },
+        response: { 200: paidAnswer(Envelope(HistoryReport), true), ...paidErrorResponses },
       },
     },
     async (request, reply) => {

@@ -12,8 +12,8 @@ import { findLastMaintenanceAt } from '../../db/verification.js';
 import { notFound } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { buildVerification } from '../../verification/verify.js';
-import { answerPaidCall, PaidHeaders, paidAnswer } from '../paid-call.js';
-import { Envelope, ErrorEnvelope, authErrorResponses } from '../schemas/common.js';
+import { answerPaidCall, PaidHeaders, paidAnswer, paidErrorResponses } from '../paid-call.js';
+import { Envelope } from '../schemas/common.js';
 import { Verification, VerificationRequest } from '../schemas/verification.js';
 import { requireValidVin } from '../vin.js';
 
@@ -34,14 +34,7 @@ export const instantVerifyRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         security: [{ bearerAuth: [] }],
         headers: PaidHeaders,
         body: VerificationRequest,
-        response: {
-          200: paidAnswer(Envelope(Verification), false),
-          400: ErrorEnvelope,
-          404: ErrorEnvelope,
-          409: ErrorEnvelope,
-          422: ErrorEnvelope,
-          ...authErrorResponses,
-        },
+        response: { 200: paidAnswer(Envelope(Verification), false), ...paidErrorResponses },
       },
     },
     async (request, reply) => {
