@@ -55,9 +55,19 @@ export async function insertDelivery(
   const id = delivery.rows[0]!.id;
   for (const [index, a] of attempts.entries()) {
     await t.pool.query(
-      `INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [id, index + 1, a.trigger ?? 'scheduled', a.at, a.durationMs ?? 12, a.statusCode, a.error ?? null],
+      `INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, error,
+                                        subscription_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        id,
+        index + 1,
+        a.trigger ?? 'scheduled',
+        a.at,
+        a.durationMs ?? 12,
+        a.statusCode,
+        a.error ?? null,
+        subscription.id,
+      ],
     );
   }
   return { id, eventId };
