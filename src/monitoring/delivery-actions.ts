@@ -63,14 +63,14 @@ export async function retryMonitoringDelivery(
     if (verdict.kind === 'exhausted') {
       throw new AppError(
         'LIMIT_REACHED',
-        `this delivery has had ${target.manualRetries} manual retries, the most it may have (${limits.perDelivery})`,
+        `manual retries of this delivery are limited to ${limits.perDelivery} in all, and it has had them`,
         { resource: 'manual_retries', limit: limits.perDelivery },
       );
     }
     if (verdict.kind === 'too_frequent') {
       throw rateLimited(
         verdict.retryAfterSeconds,
-        `this delivery has had ${limits.perHour} manual retries in the last hour; ` +
+        `manual retries of this delivery are limited to ${limits.perHour} per hour; ` +
           `retry after ${Math.ceil(verdict.retryAfterSeconds)} seconds`,
       );
     }
