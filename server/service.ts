@@ -86,7 +86,14 @@ export async function startService(
   } else {
     const ops = Fastify({ logger: false });
     installErrorHandlers(ops);
-    await ops.register(opsRoutes, { pool, redis, metrics, migrationIds, ...(readiness ? { readiness } : {}) });
+    await ops.register(opsRoutes, {
+      pool,
+      redis,
+      metrics,
+      migrationIds,
+      metricsToken: config.metricsToken,
+      ...(readiness ? { readiness } : {}),
+    });
     await ops.listen({ port: config.port, host: config.host });
     closers.unshift(() => ops.close());
   }

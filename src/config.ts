@@ -232,6 +232,17 @@ const settings = {
       return token;
     },
   },
+  metricsToken: {
+    name: 'METRICS_TOKEN',
+    default: '(unset: /metrics open)',
+    description:
+      'When set, `GET /metrics` of every process (API and workers) asks for `Authorization: Bearer <METRICS_TOKEN>` and answers 401 without it; at least 16 characters. `/healthz` and `/readyz` stay open.',
+    read: (env: Env): string | null => {
+      const token = read(env, 'METRICS_TOKEN') ?? null;
+      if (token !== null && token.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+      return token;
+    },
+  },
   secretsKey: {
     name: 'SECRETS_KEY',
     default: '(generated into .data/secrets.key outside production)',
@@ -270,6 +281,20 @@ const settings = {
     description: 'Delays before the monitoring webhook retries, in milliseconds.',
     read: (env: Env): number[] => delayList(env, 'MONITORING_RETRY_DELAYS_MS', [60_000, 300_000, 900_000]),
   },
+  monitoringManualRetriesPerHour: integer(
+    'MONITORING_MANUAL_RETRIES_PER_HOUR',
+    5,
+    1,
+    1000,
+    "Manual retries (`POST /v1/deliveries/:id/retry`, the console's Retry; recover counts one per delivery it queues) one monitoring delivery may get in any rolling hour; one more answers 429 `RATE_LIMITED` with `Retry-After`.",
+  ),
+  monitoringManualRetriesPerDelivery: integer(
+    'MONITORING_MANUAL_RETRIES_PER_DELIVERY',
+    20,
+    1,
+    10_000,
+    'Manual retries one monitoring delivery may get in all (recover included); one more answers 409 `LIMIT_REACHED`.',
+  ),
   rateLimitPerMinute: integer(
     'RATE_LIMIT_PER_MINUTE',
     1200,

@@ -127,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     redis: deps.redis,
     metrics: deps.metrics,
     migrationIds: deps.migrationIds,
+    metricsToken: deps.config.metricsToken,
     ...(deps.readiness ? { readiness: deps.readiness } : {}),
   });
 
@@ -177,7 +178,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (v1) => {
       await publicApi(v1);
       await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
-      await v1.register(monitoringDeliveryActionRoutes, { pool: deps.pool, queues: deps.queues, log: deps.log, now });
+      await v1.register(monitoringDeliveryActionRoutes, {
+        pool: deps.pool,
+        queues: deps.queues,
+        log: deps.log,
+        now,
+        config: deps.config,
+      });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
       await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, now });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });

@@ -1,7 +1,7 @@
 /**
  * Bearer authentication. API keys are looked up by their SHA-256 (a unique-index hit); a revoked
- * key stops matching the moment its row is updated. The operator token is compared in constant
- * time.
+ * key stops matching the moment its row is updated. The operator and metrics tokens are compared
+ * in constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -91,21 +91,39 @@ function basicPassword(request: FastifyRequest): string | null {
 }
 
 /**
+ * A check of presented tokens against a configured one (operator, metrics) in constant time: it
+ * compares fixed-length digests, so neither the content nor the length of a guess shows in the
+ * time taken.
+ */
+export function tokenMatcher(token: string): (given: string | null) => boolean {
+  const expected = createHash('sha256').update(token).digest();
+  return (given) => {
+    const digest = createHash('sha256')
+      .update(given ?? '')
+      .digest();
+    return timingSafeEqual(digest, expected) && given !== null;
+  };
+}
+
+/**
  * The operator token as a bearer token, or with `browser` (the queue board) also as the password
  * of HTTP Basic, any user name, so that a browser can prompt for it.
  */
 export function adminAuthentication(adminToken: string, { browser = false } = {}): onRequestAsyncHookHandler {
-  const expected = createHash('sha256').update(adminToken).digest();
+  const matches = tokenMatcher(adminToken);
   return async function authenticateOperator(request, reply) {
-    const token = bearerToken(request) ?? (browser ? basicPassword(request) : null);
-    const given = createHash('sha256')
-      .update(token ?? '')
-      .digest();
-    // Comparing fixed-length digests keeps the comparison constant-time whatever the input length.
-    if (!token || !timingSafeEqual(given, expected)) {
+    if (!matches(bearerToken(request) ?? (browser ? basicPassword(request) : null))) {
       const error = unauthorized(reply, 'missing or invalid operator token');
       if (browser) reply.header('www-authenticate', 'Basic realm="fleet operator", charset="UTF-8"');
       throw error;
     }
+  };
+}
+
+/** `Authorization: Bearer <token>` of a fixed token (METRICS_TOKEN), or 401 saying what was wanted. */
+export function fixedTokenAuthentication(token: string, refusal: string): onRequestAsyncHookHandler {
+  const matches = tokenMatcher(token);
+  return async function authenticateToken(request, reply) {
+    if (!matches(bearerToken(request))) throw unauthorized(reply, refusal);
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Read side of monitoring deliveries (DESIGN §11): the integrator's deliveries list with its
- * attempt timeline, and a subscription's endpoint health. The pipeline writes deliveries and
- * attempts (src/db/monitoring-delivery-queue.ts).
+ * attempt timeline, and a subscription's endpoint health, each reading a bounded number of
+ * attempts. The pipeline writes deliveries and attempts (src/db/monitoring-delivery-queue.ts).
  */
 import type { MonitoringKind } from '../monitoring/kinds.js';
 import type { Queryable } from './pool.js';
@@ -23,7 +23,10 @@ export interface MonitoringDeliveryRecord {
   eventId: string;
   event: MonitoringKind;
   status: MonitoringDeliveryStatus;
+  /** The newest `attemptsListed` attempts, oldest first. */
   attempts: MonitoringAttemptRecord[];
+  /** Every attempt made, those not listed included. */
+  attemptCount: number;
   nextAttemptAt: Date | null;
   createdAt: Date;
 }
@@ -35,7 +38,18 @@ export interface MonitoringDeliveryFilter {
   since: Date | null;
 }
 
-/** A subscription's deliveries, newest first, each with its attempts in order, in one statement. */
+/**
+ * Attempts listed per delivery, the newest (core and monitoring lists, API and console): a
+ * delivery retried many times still reads and answers a bounded row.
+ */
+export const attemptsListed = 10;
+
+/**
+ * A subscription's deliveries, newest first, each with its newest `attemptsListed` attempts in
+ * order and its attempt count, in one statement. The page is chosen first, so only its deliveries'
+ * attempts are read (through the attempts' key, newest first); attempts are numbered from 1
+ * without gaps, so the newest number is the count.
+ */
 export async function listMonitoringDeliveries(
   q: Queryable,
   companyId: string,
@@ -46,18 +60,25 @@ export async function listMonitoringDeliveries(
 ): Promise<MonitoringDeliveryRecord[]> {
   const result = await q.query<Omit<MonitoringDeliveryRecord, 'attempts'> & { attempts: RawAttempt[] }>({
     name: 'list-monitoring-deliveries',
-    text: `SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.next_attempt_at AS "nextAttemptAt",
-                  d.created_at AS "createdAt",
-                  coalesce((SELECT json_agg(json_build_object(
-                      'at', a.started_at, 'trigger', a.trigger, 'statusCode', a.status_code, 'error', a.error,
-                      'durationMs', a.duration_ms) ORDER BY a.attempt_number)
-                    FROM monitoring_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
-           FROM monitoring_deliveries d JOIN monitoring_events e ON e.id = d.event_id
-           WHERE d.subscription_id = $1 AND d.company_id = $2
-             AND ($3::text IS NULL OR d.status = $3) AND ($4::text IS NULL OR e.kind = $4)
-             AND ($5::timestamptz IS NULL OR d.created_at >= $5)
-           ORDER BY d.created_at DESC, d.id DESC LIMIT $6 OFFSET $7`,
-    values: [subscriptionId, companyId, filter.status, filter.event, filter.since, limit, offset],
+    text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
+           FROM (
+             SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.next_attempt_at AS "nextAttemptAt",
+                    d.created_at AS "createdAt"
+             FROM monitoring_deliveries d JOIN monitoring_events e ON e.id = d.event_id
+             WHERE d.subscription_id = $1 AND d.company_id = $2
+               AND ($3::text IS NULL OR d.status = $3) AND ($4::text IS NULL OR e.kind = $4)
+               AND ($5::timestamptz IS NULL OR d.created_at >= $5)
+             ORDER BY d.created_at DESC, d.id DESC LIMIT $6 OFFSET $7
+           ) p
+           CROSS JOIN LATERAL (
+             SELECT coalesce(json_agg(json_build_object(
+                        'at', n.started_at, 'trigger', n.trigger, 'statusCode', n.status_code, 'error', n.error,
+                        'durationMs', n.duration_ms) ORDER BY n.attempt_number), '[]'::json) AS attempts,
+                    coalesce(max(n.attempt_number), 0) AS count
+             FROM (SELECT * FROM monitoring_attempts WHERE delivery_id = p.id ORDER BY attempt_number DESC LIMIT $8) n
+           ) a
+           ORDER BY p."createdAt" DESC, p.id DESC`,
+    values: [subscriptionId, companyId, filter.status, filter.event, filter.since, limit, offset, attemptsListed],
   });
   return result.rows.map((row) => ({
     ...row,
@@ -86,25 +107,33 @@ export async function countMonitoringDeliveries(
   return result.rows[0]!.n;
 }
 
-/** How many of the newest attempts the success rate covers. */
-export const endpointHealthWindow = 100;
+/**
+ * Endpoint health covers the subscription's attempts started in the last `hours`, the newest
+ * `attempts` of them at most: read through the attempts' (subscription, started_at) index
+ * (migrations/0026), whatever the subscription's history.
+ */
+export const endpointHealthWindow = { hours: 24, attempts: 100 } as const;
 
 export interface EndpointHealthRecord {
-  /** Attempts in the window (at most `endpointHealthWindow`). */
+  /** Attempts in the window (at most `endpointHealthWindow.attempts`). */
   attempts: number;
   /** Of those, the ones the receiver answered with a 2xx. */
   successes: number;
+  /** The newest success and failure in the window. */
   lastSuccessAt: Date | null;
   lastFailure: { at: Date; statusCode: number | null; error: string | null } | null;
 }
 
 /**
- * A subscription's endpoint health from its recorded attempts, in one statement: successes among
- * the newest `endpointHealthWindow` attempts, and the newest success and failure of all those kept
- * (retention purges old deliveries with their attempts). A failure is any attempt without a 2xx:
- * another status, a network error, a timeout, an attempt lost with its worker.
+ * A subscription's endpoint health from its attempts in the window (`endpointHealthWindow`, back
+ * from `now`), in one statement. A failure is any attempt without a 2xx: another status, a network
+ * error, a timeout, an attempt lost with its worker.
  */
-export async function loadEndpointHealth(q: Queryable, subscriptionId: string): Promise<EndpointHealthRecord> {
+export async function loadEndpointHealth(
+  q: Queryable,
+  subscriptionId: string,
+  now: Date,
+): Promise<EndpointHealthRecord> {
   const result = await q.query<{
     attempts: number;
     successes: number;
@@ -114,21 +143,24 @@ export async function loadEndpointHealth(q: Queryable, subscriptionId: string): 
     failureError: string | null;
   }>({
     name: 'load-endpoint-health',
-    text: `WITH attempts AS (
-             SELECT a.started_at, a.status_code, a.error, coalesce(a.status_code BETWEEN 200 AND 299, false) AS succeeded
-             FROM monitoring_deliveries d JOIN monitoring_attempts a ON a.delivery_id = d.id
-             WHERE d.subscription_id = $1
-           ), recent AS (
-             SELECT succeeded FROM attempts ORDER BY started_at DESC LIMIT $2
+    text: `WITH recent AS (
+             SELECT started_at, status_code, error, coalesce(status_code BETWEEN 200 AND 299, false) AS succeeded
+             FROM monitoring_attempts
+             WHERE subscription_id = $1 AND started_at > $2
+             ORDER BY started_at DESC LIMIT $3
            ), last_failure AS (
-             SELECT started_at, status_code, error FROM attempts WHERE NOT succeeded ORDER BY started_at DESC LIMIT 1
+             SELECT started_at, status_code, error FROM recent WHERE NOT succeeded ORDER BY started_at DESC LIMIT 1
            )
            SELECT (SELECT count(*)::int FROM recent) AS attempts,
                   (SELECT count(*)::int FROM recent WHERE succeeded) AS successes,
-                  (SELECT max(started_at) FROM attempts WHERE succeeded) AS "lastSuccessAt",
+                  (SELECT max(started_at) FROM recent WHERE succeeded) AS "lastSuccessAt",
                   f.started_at AS "failureAt", f.status_code AS "failureStatusCode", f.error AS "failureError"
            FROM (SELECT) AS one LEFT JOIN last_failure f ON true`,
-    values: [subscriptionId, endpointHealthWindow],
+    values: [
+      subscriptionId,
+      new Date(now.getTime() - endpointHealthWindow.hours * 3_600_000),
+      endpointHealthWindow.attempts,
+    ],
   });
   const row = result.rows[0]!;
   return {

@@ -231,10 +231,11 @@ export async function recordMonitoringAttempts(
                next_attempt_at = a.next_attempt_at, next_trigger = 'scheduled', sending_since = NULL,
                completed_at = CASE WHEN a.completed THEN clock_timestamp() END
              FROM a WHERE d.id = a.delivery_id AND d.sending_since IS NOT NULL
-             RETURNING d.id, d.attempts_made
+             RETURNING d.id, d.attempts_made, d.subscription_id
            )
-           INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, error)
-           SELECT d.id, d.attempts_made, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error
+           INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, error,
+                                            subscription_id)
+           SELECT d.id, d.attempts_made, a.trigger, a.started_at, a.duration_ms, a.status_code, a.error, d.subscription_id
            FROM d JOIN a ON a.delivery_id = d.id
            RETURNING delivery_id AS id`,
     values: [
@@ -297,43 +298,62 @@ export async function listAbandonedMonitoringSends(
   return result.rows;
 }
 
-export interface DeliveryRef {
+/** A delivery a manual retry is asked for, locked for the rest of the transaction. */
+export interface ManualRetryTarget {
   id: string;
   subscriptionId: string;
-  companyId: string;
+  /** An attempt of it is being sent: that attempt is the one more. */
   sending: boolean;
+  /** Manual retries it has had, in all, and when the recent ones were accepted (migrations/0026). */
+  manualRetries: number;
+  manualRetriedAt: Date[];
 }
 
 /**
- * One more attempt now (POST /v1/deliveries/:id/retry): the delivery of the company becomes due
- * at `now` with the manual trigger, unless its send is under way (that send is the attempt).
- * Null for an unknown id or another company's.
+ * The company's delivery for a manual retry (POST /v1/deliveries/:id/retry), its row locked until
+ * the transaction ends: concurrent retries of one delivery are decided one after the other. Null
+ * for an unknown id or another company's.
  */
-export async function requestManualMonitoringRetry(
+export async function lockDeliveryForManualRetry(
   q: Queryable,
   companyId: string,
   deliveryId: string,
-  now: Date,
-): Promise<DeliveryRef | null> {
-  const result = await q.query<DeliveryRef>({
-    name: 'request-manual-monitoring-retry',
-    text: `WITH target AS (
-             SELECT id, sending_since IS NOT NULL AS sending FROM monitoring_deliveries
-             WHERE id = $1 AND company_id = $2 FOR UPDATE
-           ), queued AS (
-             UPDATE monitoring_deliveries d SET next_attempt_at = $3, next_trigger = 'manual'
-             FROM target t WHERE d.id = t.id AND NOT t.sending
-           )
-           SELECT d.id, d.subscription_id AS "subscriptionId", d.company_id AS "companyId", t.sending
-           FROM monitoring_deliveries d JOIN target t ON t.id = d.id`,
-    values: [deliveryId, companyId, now],
+): Promise<ManualRetryTarget | null> {
+  const result = await q.query<ManualRetryTarget>({
+    name: 'lock-delivery-for-manual-retry',
+    text: `SELECT id, subscription_id AS "subscriptionId", sending_since IS NOT NULL AS sending,
+                  manual_retries AS "manualRetries", manual_retried_at AS "manualRetriedAt"
+           FROM monitoring_deliveries WHERE id = $1 AND company_id = $2 FOR UPDATE`,
+    values: [deliveryId, companyId],
   });
   return result.rows[0] ?? null;
 }
 
 /**
- * Resends a live subscription's failed deliveries created at or after `since` (never before
- * `retainedFrom`), as recover attempts due at `now`; answers how many were queued.
+ * One more attempt now: the delivery becomes due at `now` with the manual trigger, and the retry
+ * is counted (`recentAt`: the recent retries' times to keep, this one included).
+ */
+export async function queueManualMonitoringRetry(
+  q: Queryable,
+  deliveryId: string,
+  now: Date,
+  recentAt: readonly Date[],
+): Promise<void> {
+  await q.query({
+    name: 'queue-manual-monitoring-retry',
+    text: `UPDATE monitoring_deliveries SET next_attempt_at = $2, next_trigger = 'manual',
+             manual_retries = manual_retries + 1, manual_retried_at = $3::timestamptz[]
+           WHERE id = $1`,
+    values: [deliveryId, now, recentAt],
+  });
+}
+
+/**
+ * Resends a live subscription's failed deliveries created at or after `since`, as recover attempts
+ * due at `now`; answers how many were queued. Each counts as a manual retry of its delivery, and a
+ * delivery without one left (the rule of src/monitoring/manual-retry-limit.ts: `perDelivery` in
+ * all, `perHour` since `windowStart`) is skipped. The update's row locks order it with concurrent
+ * retries of the same deliveries.
  */
 export async function requestMonitoringRecover(
   q: Queryable,
@@ -341,18 +361,23 @@ export async function requestMonitoringRecover(
   subscriptionId: string,
   since: Date,
   now: Date,
+  limits: { perHour: number; perDelivery: number; windowStart: Date },
 ): Promise<number> {
   const result = await q.query<{ n: number }>({
     name: 'request-monitoring-recover',
     text: `WITH queued AS (
-             UPDATE monitoring_deliveries d SET next_attempt_at = $4, next_trigger = 'recover'
+             UPDATE monitoring_deliveries d SET next_attempt_at = $4, next_trigger = 'recover',
+               manual_retries = d.manual_retries + 1,
+               manual_retried_at = array(SELECT t FROM unnest(d.manual_retried_at) t WHERE t > $7 ORDER BY t) || $4::timestamptz
              FROM monitoring_subscriptions s
              WHERE d.subscription_id = $1 AND d.company_id = $2 AND s.id = d.subscription_id AND s.deleted_at IS NULL
                AND d.status = 'failed' AND d.created_at >= $3 AND d.sending_since IS NULL AND d.next_attempt_at IS NULL
+               AND d.manual_retries < $6
+               AND (SELECT count(*) FROM unnest(d.manual_retried_at) t WHERE t > $7) < $5
              RETURNING d.id
            )
            SELECT count(*)::int AS n FROM queued`,
-    values: [subscriptionId, companyId, since, now],
+    values: [subscriptionId, companyId, since, now, limits.perHour, limits.perDelivery, limits.windowStart],
   });
   return result.rows[0]!.n;
 }

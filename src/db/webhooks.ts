@@ -1,4 +1,5 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
+import { attemptsListed } from './monitoring-deliveries.js';
 import type { Queryable } from './pool.js';
 
 /** Writes outbox events; a trigger queues each for the relay (migrations/0020). */
@@ -332,6 +333,9 @@ export interface DeliveryRecord {
   status: string;
   createdAt: Date;
   completedAt: Date | null;
+  /** Every attempt made, those not listed included. */
+  attemptCount: number;
+  /** The newest `attemptsListed` attempts, oldest first. */
   attempts: Array<{
     attempt_number: number;
     trigger: string;
@@ -345,6 +349,12 @@ export interface DeliveryRecord {
   }>;
 }
 
+/**
+ * A subscription's deliveries, newest first, each with its newest `attemptsListed` attempts and
+ * its attempt count: the page is chosen first, then only its deliveries' attempts are read,
+ * newest first through their key. Attempts are numbered from 1 without gaps (a core delivery has
+ * one; the recovery record takes the same number), so the newest number is the count.
+ */
 export async function listDeliveries(
   q: Queryable,
   companyId: string,
@@ -352,18 +362,28 @@ export async function listDeliveries(
   limit: number,
   offset: number,
 ): Promise<DeliveryRecord[]> {
-  const result = await q.query<DeliveryRecord>(
-    `SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt", d.completed_at AS "completedAt",
-            coalesce((SELECT json_agg(json_build_object(
-                'attempt_number', a.attempt_number, 'trigger', a.trigger, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
-                'response_status', a.response_status, 'response_excerpt', a.response_excerpt, 'response_truncated', a.response_truncated,
-                'error_code', a.error_code, 'error_message', a.error_message) ORDER BY a.attempt_number)
-              FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
-     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-     WHERE d.subscription_id = $1 AND d.company_id = $2
-     ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
-    [subscriptionId, companyId, limit, offset],
-  );
+  const result = await q.query<DeliveryRecord>({
+    name: 'list-webhook-deliveries',
+    text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
+           FROM (
+             SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt",
+                    d.completed_at AS "completedAt"
+             FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+             WHERE d.subscription_id = $1 AND d.company_id = $2
+             ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4
+           ) p
+           CROSS JOIN LATERAL (
+             SELECT coalesce(json_agg(json_build_object(
+                        'attempt_number', n.attempt_number, 'trigger', n.trigger, 'started_at', n.started_at,
+                        'duration_ms', n.duration_ms, 'response_status', n.response_status,
+                        'response_excerpt', n.response_excerpt, 'response_truncated', n.response_truncated,
+                        'error_code', n.error_code, 'error_message', n.error_message) ORDER BY n.attempt_number), '[]'::json) AS attempts,
+                    coalesce(max(n.attempt_number), 0) AS count
+             FROM (SELECT * FROM webhook_attempts WHERE delivery_id = p.id ORDER BY attempt_number DESC LIMIT $5) n
+           ) a
+           ORDER BY p."createdAt" DESC, p.id DESC`,
+    values: [subscriptionId, companyId, limit, offset, attemptsListed],
+  });
   return result.rows;
 }
 

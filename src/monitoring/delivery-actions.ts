@@ -4,24 +4,33 @@
  * - retry: one more attempt of a delivery now (trigger `manual`); a 2xx marks it succeeded.
  * - recover: every failed delivery of a subscription created since a time, inside the tier's
  *   retention window, gets one more attempt now (trigger `recover`).
+ * Both count as manual retries of each delivery, within the limits of ./manual-retry-limit.ts.
  * Both only make the deliveries due in Postgres and then ask for the lane; if Redis is away the
  * due sweep sends them.
  */
-import { requestManualMonitoringRetry, requestMonitoringRecover } from '../db/monitoring-delivery-queue.js';
+import type { Config } from '../config.js';
+import {
+  lockDeliveryForManualRetry,
+  queueManualMonitoringRetry,
+  requestMonitoringRecover,
+} from '../db/monitoring-delivery-queue.js';
 import { findMonitoringSubscription } from '../db/monitoring-subscriptions.js';
-import type { Pool } from '../db/pool.js';
+import { withTransaction, type Pool } from '../db/pool.js';
 import { msPerDay } from '../domain/units.js';
+import { AppError, rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { tierRetentionDays } from './kinds.js';
 import { requestMonitoringLanes } from './lanes.js';
+import { decideManualRetry, manualRetryWindowMs, type ManualRetryLimits } from './manual-retry-limit.js';
 
 export interface DeliveryActionDeps {
   pool: Pool;
   queues: Queues;
   log: Pick<Logger, 'warn'>;
   now: () => Date;
+  config: Pick<Config, 'monitoringManualRetriesPerHour' | 'monitoringManualRetriesPerDelivery'>;
 }
 
 export interface RetryAccepted {
@@ -30,13 +39,44 @@ export interface RetryAccepted {
   queued: boolean;
 }
 
-/** Null for an unknown id or another company's (the caller answers 404). */
+function manualRetryLimits(config: DeliveryActionDeps['config']): ManualRetryLimits {
+  return { perHour: config.monitoringManualRetriesPerHour, perDelivery: config.monitoringManualRetriesPerDelivery };
+}
+
+/**
+ * Null for an unknown id or another company's (the caller answers 404). Past the delivery's
+ * limits it throws 429 RATE_LIMITED (with the seconds until a retry is allowed) or, once the
+ * lifetime limit is used up, 409 LIMIT_REACHED. A retry while an attempt is being sent is not
+ * counted: that attempt is the one more.
+ */
 export async function retryMonitoringDelivery(
   deps: DeliveryActionDeps,
   companyId: string,
   deliveryId: string,
 ): Promise<RetryAccepted | null> {
-  const delivery = await requestManualMonitoringRetry(deps.pool, companyId, deliveryId, deps.now());
+  const now = deps.now();
+  const limits = manualRetryLimits(deps.config);
+  const delivery = await withTransaction(deps.pool, async (tx) => {
+    const target = await lockDeliveryForManualRetry(tx, companyId, deliveryId);
+    if (!target || target.sending) return target;
+    const verdict = decideManualRetry({ total: target.manualRetries, recentAt: target.manualRetriedAt }, limits, now);
+    if (verdict.kind === 'exhausted') {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `manual retries of this delivery are limited to ${limits.perDelivery} in all, and it has had them`,
+        { resource: 'manual_retries', limit: limits.perDelivery },
+      );
+    }
+    if (verdict.kind === 'too_frequent') {
+      throw rateLimited(
+        verdict.retryAfterSeconds,
+        `manual retries of this delivery are limited to ${limits.perHour} per hour; ` +
+          `retry after ${Math.ceil(verdict.retryAfterSeconds)} seconds`,
+      );
+    }
+    await queueManualMonitoringRetry(tx, target.id, now, verdict.recentAt);
+    return target;
+  });
   if (!delivery) return null;
   if (!delivery.sending) {
     await enqueueAfterCommit(deps.log, 'webhooks.monitoring-recover', () =>
@@ -53,7 +93,10 @@ export interface RecoverAccepted {
   queued: number;
 }
 
-/** Null for an unknown subscription or another company's. A deleted subscription queues nothing. */
+/**
+ * Null for an unknown subscription or another company's. A deleted subscription queues nothing;
+ * neither does a delivery that has used up its manual retries (hourly or in all).
+ */
 export async function recoverMonitoringDeliveries(
   deps: DeliveryActionDeps,
   companyId: string,
@@ -65,7 +108,10 @@ export async function recoverMonitoringDeliveries(
   const now = deps.now();
   const retainedFrom = new Date(now.getTime() - tierRetentionDays[subscription.tier] * msPerDay);
   const from = since.getTime() > retainedFrom.getTime() ? since : retainedFrom;
-  const queued = await requestMonitoringRecover(deps.pool, companyId, subscription.id, from, now);
+  const queued = await requestMonitoringRecover(deps.pool, companyId, subscription.id, from, now, {
+    ...manualRetryLimits(deps.config),
+    windowStart: new Date(now.getTime() - manualRetryWindowMs),
+  });
   if (queued > 0) {
     await enqueueAfterCommit(deps.log, 'webhooks.monitoring-recover', () =>
       requestMonitoringLanes(deps.queues, [{ subscriptionId: subscription.id, companyId }]),

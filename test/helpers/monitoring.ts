@@ -47,17 +47,38 @@ export async function insertDelivery(
   );
   const eventId = event.rows[0]!.id;
   const attempts = d.attempts ?? [];
+  const scheduled = attempts.filter((a) => (a.trigger ?? 'scheduled') === 'scheduled' || a.trigger === 'worker_lost');
   const delivery = await t.pool.query<{ id: string }>(
-    `INSERT INTO monitoring_deliveries (event_id, subscription_id, company_id, status, attempts_made, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [eventId, subscription.id, subscription.companyId, d.status, attempts.length, d.nextAttemptAt ?? null, d.createdAt],
+    `INSERT INTO monitoring_deliveries (event_id, subscription_id, company_id, status, attempts_made, scheduled_attempts,
+                                        next_attempt_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      eventId,
+      subscription.id,
+      subscription.companyId,
+      d.status,
+      attempts.length,
+      scheduled.length,
+      d.nextAttemptAt ?? null,
+      d.createdAt,
+    ],
   );
   const id = delivery.rows[0]!.id;
   for (const [index, a] of attempts.entries()) {
     await t.pool.query(
-      `INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [id, index + 1, a.trigger ?? 'scheduled', a.at, a.durationMs ?? 12, a.statusCode, a.error ?? null],
+      `INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, error,
+                                        subscription_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        id,
+        index + 1,
+        a.trigger ?? 'scheduled',
+        a.at,
+        a.durationMs ?? 12,
+        a.statusCode,
+        a.error ?? null,
+        subscription.id,
+      ],
     );
   }
   return { id, eventId };

@@ -524,10 +524,16 @@ describe('deliveries and endpoint health', () => {
         { at: at(6).toISOString(), status_code: 503, error: 'HTTP 503', duration_ms: 35, trigger: 'scheduled' },
         { at: at(21).toISOString(), status_code: 404, error: 'HTTP 404', duration_ms: 30, trigger: 'scheduled' },
       ],
+      attempt_count: 4,
       next_attempt_at: null,
       created_at: at(0).toISOString(),
     });
-    expect(list.data[0]).toMatchObject({ status: 'pending', attempts: [], next_attempt_at: at(50).toISOString() });
+    expect(list.data[0]).toMatchObject({
+      status: 'pending',
+      attempts: [],
+      attempt_count: 0,
+      next_attempt_at: at(50).toISOString(),
+    });
     expect(list.data[2]).toMatchObject({ status: 'retrying', next_attempt_at: at(31).toISOString() });
 
     const ids = async (query: string) => {
@@ -564,7 +570,7 @@ describe('deliveries and endpoint health', () => {
     }
   });
 
-  it('computes endpoint health over the newest 100 attempts, with the last success and failure', async () => {
+  it('computes endpoint health over the newest 100 attempts of the last 24 hours, with the last success and failure', async () => {
     const company = await freshCompany('Health');
     const created = await subscribe(company.key, {
       vehicle_id: company.vehicle,
@@ -573,7 +579,9 @@ describe('deliveries and endpoint health', () => {
       events: ['excessive_idling'],
     });
     const subscription = { id: created.id, companyId: company.id, vehicleId: company.vehicle };
-    const at = (minute: number) => new Date(Date.UTC(2026, 10, 21, 0, minute));
+    // Six hours ago onwards: the whole story is inside the 24-hour window.
+    const start = Date.now() - 6 * 3_600_000;
+    const at = (minute: number) => new Date(start + minute * 60_000);
     // 30 old deliveries each failed once (outside the window of 100), then 80 that succeeded at once,
     // then 10 with a failure followed by a success (20 attempts), then a delivery whose only attempt failed.
     for (let i = 0; i < 30; i++) {
@@ -612,8 +620,8 @@ describe('deliveries and endpoint health', () => {
     });
     // A manual retry on an old delivery, the newest success of all.
     await t.pool.query(
-      `INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code)
-       SELECT id, 2, 'manual', $2, 9, 200 FROM monitoring_deliveries WHERE subscription_id = $1 ORDER BY created_at LIMIT 1`,
+      `INSERT INTO monitoring_attempts (delivery_id, attempt_number, trigger, started_at, duration_ms, status_code, subscription_id)
+       SELECT id, 2, 'manual', $2, 9, 200, $1 FROM monitoring_deliveries WHERE subscription_id = $1 ORDER BY created_at LIMIT 1`,
       [created.id, at(310)],
     );
 

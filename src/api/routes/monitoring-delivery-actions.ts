@@ -6,6 +6,7 @@
  */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Config } from '../../config.js';
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -22,6 +23,7 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
   queues: Queues;
   log: Pick<Logger, 'warn'>;
   now: () => Date;
+  config: Pick<Config, 'monitoringManualRetriesPerHour' | 'monitoringManualRetriesPerDelivery'>;
 }> = async (app, deps) => {
   app.post(
     '/deliveries/:delivery_id/retry',
@@ -31,10 +33,12 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Send one more attempt of a monitoring delivery now',
         description:
           'The attempt is recorded with trigger manual and does not use up the retry schedule; a 2xx marks the ' +
-          'delivery succeeded. Any status may be retried.',
+          'delivery succeeded. Any status may be retried. A delivery gets at most MONITORING_MANUAL_RETRIES_PER_HOUR ' +
+          'manual retries in any rolling hour (then 429 RATE_LIMITED with Retry-After) and ' +
+          'MONITORING_MANUAL_RETRIES_PER_DELIVERY in all (then 409 LIMIT_REACHED).',
         security,
         params: Type.Object({ delivery_id: PathId }),
-        response: { 202: Envelope(RetryAccepted), 404: ErrorEnvelope, ...authErrorResponses },
+        response: { 202: Envelope(RetryAccepted), 404: ErrorEnvelope, 409: ErrorEnvelope, ...authErrorResponses },
       },
     },
     async (request, reply) => {
@@ -53,7 +57,8 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
         summary: "Resend a subscription's failed deliveries since a time",
         description:
           'Each failed delivery created at or after since (and inside the retention window) gets one more attempt ' +
-          'now, with trigger recover. Answers how many were queued; a deleted subscription queues none.',
+          'now, with trigger recover, counted as a manual retry of it; a delivery with no manual retry left is ' +
+          'skipped. Answers how many were queued; a deleted subscription queues none.',
         security,
         params: Type.Object({ subscription_id: PathId }),
         body: RecoverBody,

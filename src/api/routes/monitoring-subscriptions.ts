@@ -104,6 +104,7 @@ function presentDelivery(d: MonitoringDeliveryRecord) {
       duration_ms: a.durationMs,
       trigger: a.trigger,
     })),
+    attempt_count: d.attemptCount,
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
     created_at: d.createdAt.toISOString(),
   };
@@ -276,7 +277,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const subscription = await requireSubscription(request.principal.companyId, request.params.subscription_id);
-      const health = await loadEndpointHealth(deps.pool, subscription.id);
+      const health = await loadEndpointHealth(deps.pool, subscription.id, deps.now());
       return ok({
         ...present(subscription),
         endpoint_health: {

@@ -1,10 +1,15 @@
-/** Liveness, readiness and metrics: unauthenticated, for load balancers and Prometheus. */
+/**
+ * Liveness, readiness and metrics, for load balancers and Prometheus: unauthenticated, except
+ * /metrics when METRICS_TOKEN is set (it tells queue depths, tenants' delivery outcomes and
+ * latencies to whoever asks).
+ */
 import Type from 'typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { RedisConnection } from '../../queue/connection.js';
 import type { Pool } from '../../db/pool.js';
 import { pendingMigrations } from '../../db/migrate.js';
 import type { Metrics } from '../../metrics.js';
+import { fixedTokenAuthentication } from '../auth.js';
 import { Envelope, ErrorEnvelope, meta, ok } from '../schemas/common.js';
 import { errorEnvelope } from '../error-handler.js';
 
@@ -13,6 +18,8 @@ export interface OpsDeps {
   redis: RedisConnection;
   metrics: Metrics;
   migrationIds: readonly string[];
+  /** When set, GET /metrics asks for it as a bearer token. */
+  metricsToken: string | null;
   /** More readiness checks by name (a worker process: `schedules`); each throws when not ready. */
   readiness?: Readonly<Record<string, () => Promise<unknown>>>;
 }
@@ -80,7 +87,15 @@ export async function opsRoutes(app: FastifyInstance, deps: OpsDeps): Promise<vo
   app.get(
     '/metrics',
     {
-      schema: { hide: true, response: { 200: Type.String() } },
+      schema: { hide: true, response: { 200: Type.String(), 401: ErrorEnvelope } },
+      ...(deps.metricsToken
+        ? {
+            onRequest: fixedTokenAuthentication(
+              deps.metricsToken,
+              'missing or invalid metrics token: send Authorization: Bearer <METRICS_TOKEN>',
+            ),
+          }
+        : {}),
     },
     async (_request, reply) => {
       reply.type(deps.metrics.registry.contentType);

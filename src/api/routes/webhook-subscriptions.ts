@@ -6,6 +6,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import type { Pool } from '../../db/pool.js';
+import { attemptsListed } from '../../db/monitoring-deliveries.js';
 import {
   countDeliveries,
   deleteSubscription,
@@ -73,7 +74,10 @@ const Delivery = Type.Object({
   status: Type.String({ description: 'pending, sending, succeeded or failed' }),
   created_at: Timestamp,
   completed_at: Nullable(Timestamp),
-  attempts: Type.Array(Attempt),
+  attempts: Type.Array(Attempt, {
+    description: `The newest ${attemptsListed} attempts, oldest first (a core delivery has one attempt).`,
+  }),
+  attempt_count: Type.Integer({ description: 'Every attempt made, those not listed included.' }),
 });
 
 const SubscriptionParams = Type.Object({ subscription_id: PathId });
@@ -207,7 +211,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
-        summary: 'Deliveries to this subscription, newest first, with every attempt',
+        summary: 'Deliveries to this subscription, newest first, with their attempts',
         security,
         params: SubscriptionParams,
         querystring: PageOnlyQuery,
@@ -235,6 +239,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         created_at: d.createdAt.toISOString(),
         completed_at: d.completedAt?.toISOString() ?? null,
         attempts: d.attempts.map((a) => ({ ...a, started_at: new Date(a.started_at).toISOString() })),
+        attempt_count: d.attemptCount,
       }));
       return ok(data, { limit, offset, total });
     },

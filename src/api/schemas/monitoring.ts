@@ -3,7 +3,7 @@
  * §11): subscriptions, geofences, deliveries with their attempts, endpoint health and dry runs.
  */
 import Type from 'typebox';
-import { monitoringDeliveryStatuses } from '../../db/monitoring-deliveries.js';
+import { attemptsListed, endpointHealthWindow, monitoringDeliveryStatuses } from '../../db/monitoring-deliveries.js';
 import { maxCircleRadiusM, maxGeofenceVertices } from '../../monitoring/geofences.js';
 import { kindAliases, monitoringKinds, monitoringTiers } from '../../monitoring/kinds.js';
 import {
@@ -86,13 +86,19 @@ export const SubscribeBody = Type.Object(
   { additionalProperties: false },
 );
 
+const healthWindow = `started in the last ${endpointHealthWindow.hours} hours (the newest ${endpointHealthWindow.attempts} at most)`;
+
 export const EndpointHealth = Type.Object({
   success_rate: Nullable(
-    Type.Number({ description: 'Share of the last `attempts` attempts answered 2xx, 0 to 1; null before any.' }),
+    Type.Number({ description: 'Share of the `attempts` attempts answered 2xx, 0 to 1; null when there are none.' }),
   ),
-  attempts: Type.Integer({ description: 'Attempts success_rate covers: the newest, at most 100.' }),
-  last_success_at: NullableTimestamp,
-  last_failure_at: NullableTimestamp,
+  attempts: Type.Integer({ description: `Attempts success_rate covers: those ${healthWindow}.` }),
+  last_success_at: Nullable(
+    Type.String({ ...Timestamp, description: `The newest success among the attempts ${healthWindow}.` }),
+  ),
+  last_failure_at: Nullable(
+    Type.String({ ...Timestamp, description: `The newest failure among the attempts ${healthWindow}.` }),
+  ),
   last_failure: Nullable(
     Type.Object({
       status_code: Nullable(Type.Integer({ description: "The receiver's status; null when none came back." })),
@@ -149,7 +155,8 @@ export const MonitoringDelivery = Type.Object({
   event_id: Type.String(),
   event: Type.String(),
   status: StringEnum(monitoringDeliveryStatuses),
-  attempts: Type.Array(MonitoringAttempt),
+  attempts: Type.Array(MonitoringAttempt, { description: `The newest ${attemptsListed} attempts, oldest first.` }),
+  attempt_count: Type.Integer({ description: 'Every attempt made, those not listed included.' }),
   next_attempt_at: NullableTimestamp,
   created_at: Timestamp,
 });

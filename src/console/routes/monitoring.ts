@@ -59,7 +59,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
         subscription,
         vehicleName: names.get(subscription.vehicleId) ?? subscription.vehicleId,
         deliveries: await deliveriesOf(companyId, subscription.id, status),
-        health: await loadEndpointHealth(deps.pool, subscription.id),
+        health: await loadEndpointHealth(deps.pool, subscription.id, deps.now()),
       })),
     );
     return monitoringPage(viewer(request), {

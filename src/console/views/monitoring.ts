@@ -1,7 +1,8 @@
-import type {
-  EndpointHealthRecord,
-  MonitoringDeliveryRecord,
-  MonitoringDeliveryStatus,
+import {
+  endpointHealthWindow,
+  type EndpointHealthRecord,
+  type MonitoringDeliveryRecord,
+  type MonitoringDeliveryStatus,
 } from '../../db/monitoring-deliveries.js';
 import type { MonitoringSubscriptionRecord } from '../../db/monitoring-subscriptions.js';
 import { html, type Html } from '../html.js';
@@ -60,7 +61,7 @@ export function monitoringDeliveries(
           html`<tr>
             <th scope="row">${d.event}</th>
             <td><span class="badge badge-${d.status}">${d.status}</span></td>
-            <td>${d.attempts.length}</td>
+            <td>${d.attemptCount}</td>
             <td>${lastAttempt(d)}</td>
             <td>${time(d.nextAttemptAt, '—')}</td>
             <td>${time(d.createdAt)}</td>
@@ -81,11 +82,12 @@ export function monitoringDeliveries(
 }
 
 function endpointHealth(health: EndpointHealthRecord): Html {
-  if (health.attempts === 0) return html`<p>Endpoint health: no attempts yet.</p>`;
+  const window = `in the last ${endpointHealthWindow.hours} hours`;
+  if (health.attempts === 0) return html`<p>Endpoint health: no attempts ${window}.</p>`;
   const rate = Math.round((health.successes / health.attempts) * 100);
   return html`<p>
-    Endpoint health: ${rate} % of the last ${health.attempts} attempts succeeded; last success
-    ${time(health.lastSuccessAt)}${
+    Endpoint health: ${rate} % of the last ${health.attempts} attempts succeeded, ${window}; last success
+    ${time(health.lastSuccessAt, 'none')}${
       health.lastFailure
         ? html`; last failure ${time(health.lastFailure.at)}
           (${health.lastFailure.statusCode !== null ? `HTTP ${health.lastFailure.statusCode}` : health.lastFailure.error})`

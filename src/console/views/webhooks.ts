@@ -43,7 +43,7 @@ export function webhookDeliveries(deliveries: DeliveryRecord[]): Html {
           html`<tr>
             <th scope="row">${d.event}</th>
             <td><span class="badge badge-${d.status}">${d.status}</span></td>
-            <td>${d.attempts.length}</td>
+            <td>${d.attemptCount}</td>
             <td>${attemptSummary(d)}</td>
             <td>${time(d.createdAt)}</td>
           </tr>`,
