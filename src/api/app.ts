@@ -208,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queues: deps.queues,
     keyCache,
     log: deps.log,
+    metrics: deps.metrics,
     now,
   });
 
