@@ -173,7 +173,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     });
     await signedIn.register(sessionPages, { pool: deps.pool });
     await signedIn.register(vehiclePages, { pool: deps.pool });
-    await signedIn.register(apiKeyPages, { pool: deps.pool, redis: deps.redis, keyCache: deps.keyCache });
+    await signedIn.register(apiKeyPages, deps);
     await signedIn.register(webhookPages, deps);
     await signedIn.register(monitoringPages, deps);
     await signedIn.register(usagePages, deps);
