@@ -246,6 +246,7 @@ describe('developer console', () => {
     expect(key).toMatch(/^fk_/);
     expect(await field.getAttribute('readonly')).not.toBeNull();
     expect(await textOf(page.getByRole('status'))).toBe('Created ci pipeline.');
+    await shoot(page, 'api-key-created');
     const row = page.getByRole('row', { name: /ci pipeline/ });
     const rowText = await textOf(row);
     expect(rowText).toContain(key.slice(0, 9));
@@ -258,6 +259,7 @@ describe('developer console', () => {
     // Reload and Back create nothing, and the key is not shown again.
     await page.reload();
     await expectShownOnce(page, 'New API key', key, /^The new key was shown once and is not shown again\./);
+    await shoot(page, 'api-key-reloaded');
     await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
     await expectOneHeading(page, 'Webhooks');
     await page.goBack();
