@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { adminToken, createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -420,6 +420,38 @@ describe('developer console', () => {
     });
     expect(wrongToken.status()).toBe(403);
     expect((await t.admin('GET', `/companies/${acme.companyId}/api-keys`)).json().data.length).toBe(keysBefore);
+  });
+
+  it('cannot be framed by another site: the console, the API docs and the queue board', async () => {
+    const framed = ['/console/sign-in', '/docs/', '/admin/queues'];
+    // A control: a page without those headers does load in the same frames.
+    const control = '/openapi.json';
+    const attacker: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>x</title>` +
+          [...framed, control].map((path) => `<iframe src="${base}${path}" title="${path}"></iframe>`).join(''),
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    try {
+      // The board asks for the operator token (HTTP Basic); the browser has it, so only framing can stop it.
+      const context = await browser.newContext({ httpCredentials: { username: 'operator', password: adminToken } });
+      contexts.push(context);
+      const page = await context.newPage();
+      const answered = [...framed, control].map((path) =>
+        page.waitForResponse((r) => r.url() === `${base}${path}` && r.status() === 200),
+      );
+      await page.goto(`http://127.0.0.1:${(attacker.address() as { port: number }).port}/`);
+      await Promise.all(answered);
+      const frameUrls = async () => page.frames().map((frame) => frame.url());
+      await expect.poll(frameUrls).toContain(`${base}${control}`);
+      await expect
+        .poll(async () => (await frameUrls()).filter((url) => url.startsWith('chrome-error://')).length)
+        .toBe(framed.length);
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+    }
   });
 
   it('limits failed sign-ins per email: 429 with Retry-After, shown as an alert saying when to retry', async () => {
