@@ -5,9 +5,11 @@
  * together, so another session (or a leaked URL) cannot read it; the read deletes it, so a reload
  * or Back shows it no more and creates nothing.
  */
+import type { FastifyRequest } from 'fastify';
 import { isRecordId } from '../api/schemas/common.js';
+import type { Config } from '../config.js';
 import { insertConsoleFlash, takeConsoleFlash } from '../db/console-sessions.js';
-import type { Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
 import { decryptJson, encryptJson } from '../security/secrets.js';
 
 /** What each page's flash carries. */
@@ -31,18 +33,17 @@ export function putFlash<P extends FlashPage>(
 
 /**
  * The message the redirect named, taken: `null` when there is none (no id, already shown, or not
- * this session's).
+ * this session's). Only a GET takes it: a HEAD (answered by the same handler) shows nothing.
  */
 export async function takeFlash<P extends FlashPage>(
-  q: Queryable,
-  secretsKey: Buffer,
-  sessionId: string,
+  deps: { pool: Pool; config: Pick<Config, 'secretsKey'> },
+  request: FastifyRequest,
   page: P,
   id: string,
 ): Promise<Flashes[P] | null> {
-  if (!isRecordId(id)) return null;
-  const sealed = await takeConsoleFlash(q, sessionId, page, id);
-  return sealed ? decryptJson<Flashes[P]>(secretsKey, sealed) : null;
+  if (request.method !== 'GET' || !isRecordId(id)) return null;
+  const sealed = await takeConsoleFlash(deps.pool, request.consoleSession.id, page, id);
+  return sealed ? decryptJson<Flashes[P]>(deps.config.secretsKey, sealed) : null;
 }
 
 /** A `?created=<id>` link of `page`. */

@@ -46,7 +46,8 @@ for i = 1, 2 do
 end
 return 0`;
 
-// Gives one reservation back; a counter whose window has ended meanwhile is left alone.
+// Gives one reservation back, keeping the window's expiry; a counter gone meanwhile (its window
+// ended) is not recreated or pushed below zero.
 const releaseScript = `
 for i = 1, 2 do
   if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end

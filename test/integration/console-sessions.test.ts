@@ -197,6 +197,11 @@ describe('console sessions', () => {
     expect(other.body).not.toContain('New API key');
     expect(await flashesOf(mine)).toHaveLength(1);
 
+    // A HEAD (a link checker, a prefetch) does not take it either.
+    const head = await t.app.inject({ method: 'HEAD', url: location, headers: { host: 'console.test', cookie: mine } });
+    expect(head.statusCode).toBe(200);
+    expect(await flashesOf(mine)).toHaveLength(1);
+
     const shown = await page(mine, location);
     const key = /id="new-key" readonly value="([^"]+)"/.exec(shown.body)![1]!;
     expect(key).toMatch(/^fk_/);

@@ -35,9 +35,7 @@ export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, d
 
   app.get('/console/api-keys', { schema: { hide: true, querystring: KeysQuery } }, async (request, reply) => {
     const { revoked, created: flashId } = request.query;
-    const created = flashId
-      ? await takeFlash(deps.pool, deps.config.secretsKey, request.consoleSession.id, 'api-keys', flashId)
-      : null;
+    const created = flashId ? await takeFlash(deps, request, 'api-keys', flashId) : null;
     let notice: string | null = null;
     if (created) notice = `Created ${created.name ?? 'a key'}.`;
     else if (flashId)

@@ -70,9 +70,7 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
     },
     async (request, reply) => {
       const { tested, created: flashId } = request.query;
-      const created = flashId
-        ? await takeFlash(deps.pool, deps.config.secretsKey, request.consoleSession.id, 'webhooks', flashId)
-        : null;
+      const created = flashId ? await takeFlash(deps, request, 'webhooks', flashId) : null;
       let notice: string | null = null;
       if (created) notice = `Subscribed ${created.url}.`;
       else if (flashId) notice = 'The signing secret was shown once and is not shown again.';
