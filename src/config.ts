@@ -430,6 +430,13 @@ const settings = {
     86_400_000,
     'Window of the console sign-in failure counts, in milliseconds.',
   ),
+  apiKeysPerCompany: integer(
+    'API_KEYS_PER_COMPANY',
+    50,
+    1,
+    10_000,
+    'Most live (unrevoked) API keys one company may have, each with its own rate limit; one more (operator API or console) answers 409 `LIMIT_REACHED`.',
+  ),
   logLevel: {
     name: 'LOG_LEVEL',
     default: 'info',

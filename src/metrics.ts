@@ -7,6 +7,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  consoleSignIns: Counter<'outcome'>;
   jobDuration: Histogram<'queue' | 'job' | 'outcome'>;
   samplesIngested: Counter<'provider' | 'result'>;
   samplesRejected: Counter<'provider' | 'reason'>;
@@ -33,6 +34,12 @@ export function createMetrics(process: string): Metrics {
       help: 'HTTP request latency by route and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    consoleSignIns: new Counter({
+      name: 'console_sign_ins_total',
+      help: 'Console sign-in attempts by outcome: signed_in and wrong_password (the password was checked), limited (429, not checked), busy (503, not checked).',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     jobDuration: new Histogram({

@@ -94,6 +94,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No page of ours may be framed (clickjacking): the API docs and the queue board. The
+    // console's own hook runs after this one and replaces the CSP with its fuller policy.
+    if (String(reply.getHeader('content-type')).startsWith('text/html')) {
+      reply.header('x-frame-options', 'DENY');
+      reply.header('content-security-policy', "frame-ancestors 'none'");
+    }
   });
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.httpDuration.observe(
@@ -215,6 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queues: deps.queues,
     keyCache,
     log: deps.log,
+    metrics: deps.metrics,
     now,
   });
 
@@ -223,7 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(
       async (admin) => {
         admin.addHook('onRequest', adminAuthentication(adminToken));
-        await admin.register(companyAdminRoutes, { pool: deps.pool, redis: deps.redis, keyCache });
+        await admin.register(companyAdminRoutes, { pool: deps.pool, config: deps.config, redis: deps.redis, keyCache });
         await admin.register(vehicleAdminRoutes, { pool: deps.pool, now });
         await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });

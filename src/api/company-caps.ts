@@ -13,6 +13,8 @@ export interface CompanyCap {
   resource: string;
   limit: number;
   count(q: Queryable, companyId: string): Promise<number>;
+  /** How to make room, as the message says it; `delete one first` unless given. */
+  makeRoom?: string;
 }
 
 export async function createWithinCap<T>(
@@ -27,7 +29,7 @@ export async function createWithinCap<T>(
     if (count >= cap.limit) {
       throw new AppError(
         'LIMIT_REACHED',
-        `the company has ${count} ${cap.resource}, the most it may have (${cap.limit}); delete one first`,
+        `the company has ${count} ${cap.resource}, the most it may have (${cap.limit}); ${cap.makeRoom ?? 'delete one first'}`,
         { resource: cap.resource, limit: cap.limit },
       );
     }

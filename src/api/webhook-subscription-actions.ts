@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { findCompany } from '../db/companies.js';
-import type { Pool } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
 import {
   countSubscriptions,
   insertSubscription,
@@ -21,13 +21,24 @@ import { targetUrlProblem } from '../webhooks/ssrf.js';
 import { syntheticWebhookRun } from '../webhooks/webhook-run.js';
 import { createWithinCap } from './company-caps.js';
 
-/** Checks the URL (the delivery client checks the resolved address again at connect time), then creates within the company's cap. */
+export interface CreatedSubscription {
+  subscription: SubscriptionRecord;
+  /** Shown once; stored sealed with SECRETS_KEY. */
+  signingSecret: string;
+}
+
+/**
+ * Checks the URL (the delivery client checks the resolved address again at connect time), then
+ * creates within the company's cap. `alongside` runs in the same transaction (the console's flash
+ * of the secret): what it writes commits or rolls back with the subscription.
+ */
 export async function createWebhookSubscription(
   deps: { pool: Pool; config: Config },
   companyId: string,
   url: string,
   events: string[],
-): Promise<{ subscription: SubscriptionRecord; signingSecret: string }> {
+  alongside?: (tx: Queryable, created: CreatedSubscription) => Promise<void>,
+): Promise<CreatedSubscription> {
   const problem = targetUrlProblem(url, deps.config.webhookAllowNets);
   if (problem) throw invalidRequest([{ field: 'url', message: problem }]);
   const signingSecret = newSecret('whsec_');
@@ -36,15 +47,16 @@ export async function createWebhookSubscription(
     limit: deps.config.webhookSubscriptionsPerCompany,
     count: countSubscriptions,
   };
-  const subscription = await createWithinCap(deps.pool, cap, companyId, (tx) =>
-    insertSubscription(tx, {
+  return createWithinCap(deps.pool, cap, companyId, async (tx) => {
+    const subscription = await insertSubscription(tx, {
       companyId,
       url,
       events,
       secretCiphertext: encryptSecret(deps.config.secretsKey, signingSecret),
-    }),
-  );
-  return { subscription, signingSecret };
+    });
+    await alongside?.(tx, { subscription, signingSecret });
+    return { subscription, signingSecret };
+  });
 }
 
 /** Queues webhook.test, a fully synthetic run, to one subscription; returns the event id. */

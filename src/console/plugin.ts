@@ -16,6 +16,7 @@ import { findConsoleSession, touchConsoleSession, type ConsoleSessionRecord } fr
 import type { Pool } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { assets } from './assets.js';
 import { apiKeyPages } from './routes/api-keys.js';
@@ -36,6 +37,7 @@ export interface ConsoleDeps {
   queues: Queues;
   keyCache: ApiKeyCache;
   log: Logger;
+  metrics: Metrics;
   now: () => Date;
 }
 
@@ -137,7 +139,13 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     deps.log,
   );
   const lifetime = { idleMs: deps.config.consoleSessionIdleMs, absoluteMs: deps.config.consoleSessionAbsoluteMs };
-  await app.register(signInPages, { pool: deps.pool, limiter, lifetime, now: deps.now });
+  await app.register(signInPages, {
+    pool: deps.pool,
+    limiter,
+    signIns: deps.metrics.consoleSignIns,
+    lifetime,
+    now: deps.now,
+  });
 
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', async (request, reply) => {
@@ -165,7 +173,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     });
     await signedIn.register(sessionPages, { pool: deps.pool });
     await signedIn.register(vehiclePages, { pool: deps.pool });
-    await signedIn.register(apiKeyPages, { pool: deps.pool, redis: deps.redis, keyCache: deps.keyCache });
+    await signedIn.register(apiKeyPages, deps);
     await signedIn.register(webhookPages, deps);
     await signedIn.register(monitoringPages, deps);
     await signedIn.register(usagePages, deps);

@@ -27,6 +27,15 @@ export async function insertApiKey(
   return result.rows[0]!;
 }
 
+/** The company's keys that are not revoked (the cap of API_KEYS_PER_COMPANY). */
+export async function countLiveApiKeys(q: Queryable, companyId: string): Promise<number> {
+  const result = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM api_keys WHERE company_id = $1 AND revoked_at IS NULL`,
+    [companyId],
+  );
+  return result.rows[0]!.n;
+}
+
 /** The key's id and company when the hash matches a key that is not revoked. */
 export async function findActiveApiKey(
   q: Queryable,

@@ -75,3 +75,31 @@ export async function deleteExpiredConsoleSessions(
     [userId, now, lifetime.idleMs, lifetime.absoluteMs],
   );
 }
+
+/** Stores a sealed one-time message for the session's next view of `page`; returns its id. */
+export async function insertConsoleFlash(
+  q: Queryable,
+  sessionId: string,
+  page: string,
+  payloadCiphertext: Buffer,
+): Promise<string> {
+  const result = await q.query<{ id: string }>(
+    `INSERT INTO console_flashes (session_id, page, payload_ciphertext) VALUES ($1, $2, $3) RETURNING id`,
+    [sessionId, page, payloadCiphertext],
+  );
+  return result.rows[0]!.id;
+}
+
+/** Deletes and returns the session's message for `page` with this id: the first read takes it, later reads get null. */
+export async function takeConsoleFlash(
+  q: Queryable,
+  sessionId: string,
+  page: string,
+  id: string,
+): Promise<Buffer | null> {
+  const result = await q.query<{ payload: Buffer }>(
+    `DELETE FROM console_flashes WHERE id = $1 AND session_id = $2 AND page = $3 RETURNING payload_ciphertext AS payload`,
+    [id, sessionId, page],
+  );
+  return result.rows[0]?.payload ?? null;
+}

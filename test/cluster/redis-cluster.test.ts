@@ -30,6 +30,7 @@ const suites = [
   'test/integration/auth.test.ts',
   'test/integration/api-key-cache.test.ts',
   'test/integration/operator-status.test.ts',
+  'test/integration/console-sign-in.test.ts',
 ];
 
 describe('Redis Cluster (three masters)', () => {

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { decryptJson } from '../../src/security/secrets.js';
+import { createTestApp, testSecretsKey, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let clock = new Date('2026-11-24T08:00:00Z');
@@ -161,6 +162,69 @@ describe('console sessions', () => {
       ).rowCount,
     ).toBe(0);
     expect((await signIn('gone@example.test')).statusCode).toBe(401);
+  });
+
+  it('carries a new key to the page through a flash: sealed at rest, shown once, only to its own session', async () => {
+    await createUser('flash@example.test');
+    const mine = cookieOf(await signIn('flash@example.test'));
+    const theirs = cookieOf(await signIn('flash@example.test'));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await page(mine, '/console/api-keys')).body)![1]!;
+    const create = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/api-keys',
+        headers: { host: 'console.test', origin, cookie: mine, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, name: 'flash key' }).toString(),
+      });
+    const flashesOf = async (cookie: string) =>
+      (
+        await t.pool.query(
+          `SELECT f.payload_ciphertext FROM console_flashes f JOIN console_sessions s ON s.id = f.session_id
+           WHERE s.token_hash = $1`,
+          [createHash('sha256').update(cookie.split('=')[1]!).digest()],
+        )
+      ).rows.map((r) => r.payload_ciphertext as Buffer);
+
+    const created = await create();
+    expect(created.statusCode).toBe(303);
+    const location = String(created.headers.location);
+    expect(location).toMatch(/^\/console\/api-keys\?created=[0-9a-f-]{36}$/);
+    const [sealed] = await flashesOf(mine);
+
+    // Another session of the same user gets nothing from the link, and leaves the flash in place.
+    const other = await page(theirs, location);
+    expect(other.statusCode).toBe(200);
+    expect(other.body).not.toContain('New API key');
+    expect(await flashesOf(mine)).toHaveLength(1);
+
+    // A HEAD (a link checker, a prefetch) does not take it either.
+    const head = await t.app.inject({ method: 'HEAD', url: location, headers: { host: 'console.test', cookie: mine } });
+    expect(head.statusCode).toBe(200);
+    expect(await flashesOf(mine)).toHaveLength(1);
+
+    const shown = await page(mine, location);
+    const key = /id="new-key" readonly value="([^"]+)"/.exec(shown.body)![1]!;
+    expect(key).toMatch(/^fk_/);
+    // Sealed with SECRETS_KEY at rest, and gone once read.
+    expect(sealed!.toString('latin1')).not.toContain(key);
+    expect(decryptJson(Buffer.from(testSecretsKey, 'hex'), sealed!)).toEqual({ name: 'flash key', key });
+    expect(await flashesOf(mine)).toHaveLength(0);
+    const again = await page(mine, location);
+    expect(again.body).not.toContain(key);
+    expect(again.body).toContain('The new key was shown once and is not shown again.');
+
+    // A flash never read ends with its session.
+    const unread = new URL(String((await create()).headers.location), origin).searchParams.get('created');
+    const stored = () => t.pool.query(`SELECT 1 FROM console_flashes WHERE id = $1`, [unread]);
+    expect((await stored()).rowCount).toBe(1);
+    const signOut = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-out',
+      headers: { host: 'console.test', origin, cookie: mine, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: csrf }).toString(),
+    });
+    expect(signOut.statusCode).toBe(303);
+    expect((await stored()).rowCount).toBe(0);
   });
 
   it('answers with a strict CSP and no caching on pages; assets are cached for a year, gzipped', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { adminToken, createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -123,6 +123,21 @@ async function loadMs(page: Page): Promise<number> {
   });
 }
 
+async function keyCount(owner: Tenant): Promise<number> {
+  return (await t.admin('GET', `/companies/${owner.companyId}/api-keys`)).json().data.length;
+}
+
+async function subscriptionCount(owner: Tenant): Promise<number> {
+  return (await t.api('GET', '/webhook-subscriptions', owner.key)).json().data.length;
+}
+
+/** After a reload or Back on the page that showed a one-time secret: the field is gone, the page says why. */
+async function expectShownOnce(page: Page, label: string, secret: string, notice: RegExp): Promise<void> {
+  expect(await textOf(page.getByRole('status'))).toMatch(notice);
+  expect(await page.getByLabel(label).count()).toBe(0);
+  expect(await page.content()).not.toContain(secret);
+}
+
 async function shoot(page: Page, name: string): Promise<void> {
   if (screenshots)
     await page.screenshot({ path: join(projectRoot, 'docs', 'images', `console-${name}.png`), fullPage: true });
@@ -217,22 +232,40 @@ describe('developer console', () => {
     const page = await newPage();
     await signIn(page, acme.email);
     await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
+    const keysBefore = await keyCount(acme);
     await page.getByLabel('Key name').fill('ci pipeline');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    const [created] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${base}/console/api-keys` && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create key' }).click(),
+    ]);
+    // POST/redirect/GET: the form's answer is a 303 to the list, which shows the key once.
+    expect(created.status()).toBe(303);
     const field = page.getByLabel('New API key');
     await field.waitFor();
     const key = await field.inputValue();
     expect(key).toMatch(/^fk_/);
     expect(await field.getAttribute('readonly')).not.toBeNull();
+    expect(await textOf(page.getByRole('status'))).toBe('Created ci pipeline.');
+    await shoot(page, 'api-key-created');
     const row = page.getByRole('row', { name: /ci pipeline/ });
     const rowText = await textOf(row);
     expect(rowText).toContain(key.slice(0, 9));
     expect(rowText).not.toContain(key.slice(9));
+    expect(await keyCount(acme)).toBe(keysBefore + 1);
 
     const call = () => fetch(`${base}/api/v1/vehicles`, { headers: { authorization: `Bearer ${key}` } });
     expect((await call()).status).toBe(200);
 
-    // Shown once: the list page never shows it again.
+    // Reload and Back create nothing, and the key is not shown again.
+    await page.reload();
+    await expectShownOnce(page, 'New API key', key, /^The new key was shown once and is not shown again\./);
+    await shoot(page, 'api-key-reloaded');
+    await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
+    await expectOneHeading(page, 'Webhooks');
+    await page.goBack();
+    await expectShownOnce(page, 'New API key', key, /^The new key was shown once and is not shown again\./);
+    expect(await keyCount(acme)).toBe(keysBefore + 1);
+    // Nor does the list page.
     await page.goto('/console/api-keys');
     expect(await page.getByLabel('New API key').count()).toBe(0);
     expect(await page.content()).not.toContain(key);
@@ -280,9 +313,33 @@ describe('developer console', () => {
 
     await page.getByLabel('run.created').check();
     await page.getByLabel('run.completed').check();
-    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const [created] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${base}/console/webhooks` && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create subscription' }).click(),
+    ]);
+    expect(created.status()).toBe(303);
     const secret = await page.getByLabel('Signing secret').inputValue();
     expect(secret).toMatch(/^whsec_/);
+    expect(await subscriptionCount(acme)).toBe(1);
+
+    // Reload and Back create nothing, and the secret is not shown again.
+    await page.reload();
+    await expectShownOnce(
+      page,
+      'Signing secret',
+      secret,
+      /^The signing secret was shown once and is not shown again\./,
+    );
+    await page.getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
+    await expectOneHeading(page, 'Usage');
+    await page.goBack();
+    await expectShownOnce(
+      page,
+      'Signing secret',
+      secret,
+      /^The signing secret was shown once and is not shown again\./,
+    );
+    expect(await subscriptionCount(acme)).toBe(1);
 
     await page.goto('/console/webhooks');
     expect(await page.content()).not.toContain(secret);
@@ -363,6 +420,38 @@ describe('developer console', () => {
     });
     expect(wrongToken.status()).toBe(403);
     expect((await t.admin('GET', `/companies/${acme.companyId}/api-keys`)).json().data.length).toBe(keysBefore);
+  });
+
+  it('cannot be framed by another site: the console, the API docs and the queue board', async () => {
+    const framed = ['/console/sign-in', '/docs/', '/admin/queues'];
+    // A control: a page without those headers does load in the same frames.
+    const control = '/openapi.json';
+    const attacker: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>x</title>` +
+          [...framed, control].map((path) => `<iframe src="${base}${path}" title="${path}"></iframe>`).join(''),
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    try {
+      // The board asks for the operator token (HTTP Basic); the browser has it, so only framing can stop it.
+      const context = await browser.newContext({ httpCredentials: { username: 'operator', password: adminToken } });
+      contexts.push(context);
+      const page = await context.newPage();
+      const answered = [...framed, control].map((path) =>
+        page.waitForResponse((r) => r.url() === `${base}${path}` && r.status() === 200),
+      );
+      await page.goto(`http://127.0.0.1:${(attacker.address() as { port: number }).port}/`);
+      await Promise.all(answered);
+      const frameUrls = async () => page.frames().map((frame) => frame.url());
+      await expect.poll(frameUrls).toContain(`${base}${control}`);
+      await expect
+        .poll(async () => (await frameUrls()).filter((url) => url.startsWith('chrome-error://')).length)
+        .toBe(framed.length);
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+    }
   });
 
   it('limits failed sign-ins per email: 429 with Retry-After, shown as an alert saying when to retry', async () => {

@@ -1,68 +1,66 @@
 /** API keys: create (shown once), list with prefix and last use, revoke after a confirmation. */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RedisConnection } from '../../queue/connection.js';
-import { broadcastRevocation, type ApiKeyCache } from '../../api/api-key-cache.js';
+import type { FastifyRequest } from 'fastify';
+import { createApiKey } from '../../api/api-key-actions.js';
+import { broadcastRevocation } from '../../api/api-key-cache.js';
 import { isRecordId } from '../../api/schemas/common.js';
-import {
-  findActiveCompanyApiKey,
-  insertApiKey,
-  listApiKeys,
-  revokeCompanyApiKey,
-  type ApiKeyRecord,
-} from '../../db/api-keys.js';
-import type { Pool } from '../../db/pool.js';
-import { notFound } from '../../errors.js';
-import { generateApiKey } from '../../security/api-keys.js';
+import { findActiveCompanyApiKey, listApiKeys, revokeCompanyApiKey, type ApiKeyRecord } from '../../db/api-keys.js';
+import { AppError, notFound } from '../../errors.js';
+import { flashUrl, putFlash, takeFlash } from '../flash.js';
+import type { ConsoleDeps } from '../plugin.js';
 import { viewer } from '../viewer.js';
-import { apiKeysPage, revokeConfirmPage } from '../views/api-keys.js';
+import { apiKeysPage, revokeConfirmPage, type ApiKeysView } from '../views/api-keys.js';
 import { Form, IdParams } from './forms.js';
 
 const CreateKeyForm = Form({ name: Type.Optional(Type.String({ maxLength: 200 })) });
 const RevokeForm = Form({});
 
-export const apiKeyPages: FastifyPluginAsyncTypebox<{
-  pool: Pool;
-  redis: RedisConnection;
-  keyCache: ApiKeyCache;
-}> = async (app, deps) => {
+const KeysQuery = Type.Object({
+  revoked: Type.Optional(Type.String({ maxLength: 200 })),
+  created: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
   async function requireKey(companyId: string, id: string): Promise<ApiKeyRecord> {
     const key = isRecordId(id) ? await findActiveCompanyApiKey(deps.pool, companyId, id) : null;
     if (!key) throw notFound('API key');
     return key;
   }
 
-  app.get(
-    '/console/api-keys',
-    { schema: { hide: true, querystring: Type.Object({ revoked: Type.Optional(Type.String({ maxLength: 200 })) }) } },
-    async (request, reply) => {
-      const keys = await listApiKeys(deps.pool, request.consoleSession.companyId);
-      const { revoked } = request.query;
-      const notice = revoked ? `Revoked ${revoked}. Calls with it now answer 401.` : null;
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(apiKeysPage(viewer(request), { keys, created: null, notice, error: null }));
-    },
-  );
+  async function render(request: FastifyRequest, view: Omit<ApiKeysView, 'keys'>) {
+    const keys = await listApiKeys(deps.pool, request.consoleSession.companyId);
+    return apiKeysPage(viewer(request), { ...view, keys });
+  }
 
-  // Answers the page itself (not a redirect): the new key must appear exactly once, and only to this response.
+  app.get('/console/api-keys', { schema: { hide: true, querystring: KeysQuery } }, async (request, reply) => {
+    const { revoked, created: flashId } = request.query;
+    const created = flashId ? await takeFlash(deps, request, 'api-keys', flashId) : null;
+    let notice: string | null = null;
+    if (created) notice = `Created ${created.name ?? 'a key'}.`;
+    else if (flashId)
+      notice = 'The new key was shown once and is not shown again. If it was not copied, revoke it and create another.';
+    else if (revoked) notice = `Revoked ${revoked}. Calls with it now answer 401.`;
+    return reply.type('text/html; charset=utf-8').send(await render(request, { created, notice, error: null }));
+  });
+
+  // Answers 303 to the list, which shows the new key once (src/console/flash.ts): a reload creates nothing.
   app.post('/console/api-keys', { schema: { hide: true, body: CreateKeyForm } }, async (request, reply) => {
-    const { companyId } = request.consoleSession;
+    const { companyId, id: sessionId } = request.consoleSession;
     const name = request.body.name?.trim() || null;
-    const generated = generateApiKey();
-    await insertApiKey(deps.pool, companyId, name, generated.prefix, generated.hash);
-    const keys = await listApiKeys(deps.pool, companyId);
-    return reply
-      .code(201)
-      .type('text/html; charset=utf-8')
-      .send(
-        apiKeysPage(viewer(request), {
-          keys,
-          created: { name, key: generated.key },
-          notice: `Created ${name ?? 'a key'}.`,
-          error: null,
-        }),
-      );
+    let flashId = '';
+    try {
+      await createApiKey(deps, companyId, name, async (tx, created) => {
+        flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'api-keys', { name, key: created.key });
+      });
+    } catch (failure) {
+      if (!(failure instanceof AppError) || failure.code !== 'LIMIT_REACHED') throw failure;
+      return reply
+        .code(failure.status)
+        .type('text/html; charset=utf-8')
+        .send(await render(request, { created: null, notice: null, error: `Not created: ${failure.message}.` }));
+    }
+    return reply.redirect(flashUrl('api-keys', flashId), 303);
   });
 
   app.get('/console/api-keys/:id/revoke', { schema: { hide: true, params: IdParams } }, async (request, reply) => {

@@ -9,6 +9,8 @@ import {
 } from '../../db/console-sessions.js';
 import { findConsoleUserForSignIn } from '../../db/console-users.js';
 import type { Pool } from '../../db/pool.js';
+import { AppError } from '../../errors.js';
+import type { Metrics } from '../../metrics.js';
 import { unusablePasswordHash, verifyPassword } from '../../security/passwords.js';
 import type { SignInLimiter } from '../sign-in-limiter.js';
 import {
@@ -38,6 +40,7 @@ function retryWording(seconds: number): string {
 export const signInPages: FastifyPluginAsyncTypebox<{
   pool: Pool;
   limiter: SignInLimiter;
+  signIns: Metrics['consoleSignIns'];
   lifetime: SessionLifetime;
   now: () => Date;
 }> = async (app, deps) => {
@@ -47,32 +50,47 @@ export const signInPages: FastifyPluginAsyncTypebox<{
 
   app.post('/console/sign-in', { schema: { hide: true, body: SignInForm } }, async (request, reply) => {
     const { email, password } = request.body;
-    const address = request.ip;
-    const blockedMs = await deps.limiter.blockedFor(email, address);
-    if (blockedMs > 0) {
-      const seconds = Math.ceil(blockedMs / 1000);
-      const retryAt = new Date(deps.now().getTime() + seconds * 1000).toISOString().slice(11, 19);
-      return reply
-        .code(429)
-        .header('retry-after', String(seconds))
+    const refuse = (status: number, retryAfterSeconds: number, error: string) =>
+      reply
+        .code(status)
+        .header('retry-after', String(retryAfterSeconds))
         .type('text/html; charset=utf-8')
-        .send(
-          signInPage({
-            email,
-            error: `Too many failed sign-ins. Try again in ${retryWording(seconds)} (after ${retryAt} UTC).`,
-          }),
-        );
+        .send(signInPage({ email, error }));
+
+    // Reserved before the check, so a burst of wrong passwords gets at most the limit of checks.
+    const reservation = await deps.limiter.reserve(email, request.ip);
+    if (!reservation.allowed) {
+      deps.signIns.inc({ outcome: 'limited' });
+      const seconds = Math.ceil(reservation.retryAfterMs / 1000);
+      const retryAt = new Date(deps.now().getTime() + seconds * 1000).toISOString().slice(11, 19);
+      return refuse(
+        429,
+        seconds,
+        `Too many failed sign-ins. Try again in ${retryWording(seconds)} (after ${retryAt} UTC).`,
+      );
     }
-    const user = await findConsoleUserForSignIn(deps.pool, email);
-    // An unknown email costs the same scrypt as a known one, so timing does not tell them apart.
-    const valid = await verifyPassword(password, user?.passwordHash ?? (await unusablePasswordHash()));
+    let user: Awaited<ReturnType<typeof findConsoleUserForSignIn>>;
+    let valid: boolean;
+    try {
+      user = await findConsoleUserForSignIn(deps.pool, email);
+      // An unknown email costs the same scrypt as a known one, so timing does not tell them apart.
+      valid = await verifyPassword(password, user?.passwordHash ?? (await unusablePasswordHash()));
+    } catch (failure) {
+      // Not checked, so not a failure: the attempt is given back.
+      await reservation.release();
+      if (!(failure instanceof AppError) || failure.code !== 'SERVICE_UNAVAILABLE') throw failure;
+      deps.signIns.inc({ outcome: 'busy' });
+      return refuse(503, failure.retryAfterSeconds ?? 1, 'Too many sign-ins at this moment. Try again in a second.');
+    }
     if (!user || !valid) {
-      await deps.limiter.recordFailure(email, address);
+      deps.signIns.inc({ outcome: 'wrong_password' });
       return reply
         .code(401)
         .type('text/html; charset=utf-8')
         .send(signInPage({ email, error: 'Wrong email or password.' }));
     }
+    deps.signIns.inc({ outcome: 'signed_in' });
+    await reservation.release();
     const now = deps.now();
     // A new token at every sign-in (no session fixation); the browser's previous session ends.
     const previous = sessionTokenFrom(request);

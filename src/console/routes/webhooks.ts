@@ -8,6 +8,7 @@ import { createWebhookSubscription, sendWebhookTest } from '../../api/webhook-su
 import { findSubscription, listDeliveries, listSubscriptions, type SubscriptionRecord } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
 import { AppError, notFound, rateLimited } from '../../errors.js';
+import { flashUrl, putFlash, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../plugin.js';
 import { viewer } from '../viewer.js';
 import { webhookDeliveries, webhooksPage, type WebhooksView } from '../views/webhooks.js';
@@ -58,45 +59,56 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
 
   app.get(
     '/console/webhooks',
-    { schema: { hide: true, querystring: Type.Object({ tested: Type.Optional(Type.String({ maxLength: 2048 })) }) } },
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Object({
+          tested: Type.Optional(Type.String({ maxLength: 2048 })),
+          created: Type.Optional(Type.String({ maxLength: 100 })),
+        }),
+      },
+    },
     async (request, reply) => {
-      const { tested } = request.query;
-      const notice = tested ? `Test event queued for ${tested}; it appears under Deliveries in a moment.` : null;
+      const { tested, created: flashId } = request.query;
+      const created = flashId ? await takeFlash(deps, request, 'webhooks', flashId) : null;
+      let notice: string | null = null;
+      if (created) notice = `Subscribed ${created.url}.`;
+      else if (flashId) notice = 'The signing secret was shown once and is not shown again.';
+      else if (tested) notice = `Test event queued for ${tested}; it appears under Deliveries in a moment.`;
       return reply
         .type('text/html; charset=utf-8')
-        .send(await render(request, { draft: emptyDraft, created: null, notice, error: null }));
+        .send(await render(request, { draft: emptyDraft, created, notice, error: null }));
     },
   );
 
+  // A valid form answers 303 to the list, which shows the secret once (src/console/flash.ts); a
+  // refused one is shown again with its alert and creates nothing.
   app.post('/console/webhooks', { schema: { hide: true, body: CreateForm } }, async (request, reply) => {
     const url = request.body.url.trim();
     const events = [request.body.events ?? []].flat();
     const draft = { url, events };
     const unknown = events.filter((e) => !(runEventKinds as readonly string[]).includes(e));
     let error: string | null = null;
+    let status = 400;
     if (events.length === 0) error = 'Choose at least one event kind.';
     else if (unknown.length > 0) error = `Unknown event kinds: ${unknown.join(', ')}.`;
     if (error === null) {
       try {
-        const { companyId } = request.consoleSession;
-        const { subscription, signingSecret } = await createWebhookSubscription(deps, companyId, url, events);
-        const view = {
-          draft: emptyDraft,
-          created: { url: subscription.url, signingSecret },
-          notice: `Subscribed ${subscription.url}.`,
-          error: null,
-        };
-        return reply
-          .code(201)
-          .type('text/html; charset=utf-8')
-          .send(await render(request, view));
+        const { companyId, id: sessionId } = request.consoleSession;
+        let flashId = '';
+        await createWebhookSubscription(deps, companyId, url, events, async (tx, created) => {
+          const message = { url: created.subscription.url, signingSecret: created.signingSecret };
+          flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'webhooks', message);
+        });
+        return reply.redirect(flashUrl('webhooks', flashId), 303);
       } catch (failure) {
         if (!(failure instanceof AppError) || failure.status >= 500) throw failure;
         error = `Not created: ${failure.message}.`;
+        status = failure.status;
       }
     }
     return reply
-      .code(400)
+      .code(status)
       .type('text/html; charset=utf-8')
       .send(await render(request, { draft, created: null, notice: null, error }));
   });

@@ -2,11 +2,12 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RedisConnection } from '../../../queue/connection.js';
+import type { Config } from '../../../config.js';
 import type { Pool } from '../../../db/pool.js';
-import { insertApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
+import { listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
 import { insertCompany, listCompanies, updateCompany } from '../../../db/companies.js';
 import { AppError, notFound } from '../../../errors.js';
-import { generateApiKey } from '../../../security/api-keys.js';
+import { createApiKey } from '../../api-key-actions.js';
 import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
 import { presentApiKey, presentCompany } from '../../presenters/admin.js';
 import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey, ExternalIds } from '../../schemas/admin.js';
@@ -40,6 +41,7 @@ const CompanyWithSettings = Type.Object({
 
 export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
   pool: Pool;
+  config: Config;
   redis: RedisConnection;
   keyCache: ApiKeyCache;
 }> = async (app, deps) => {
@@ -125,18 +127,17 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['Operator'],
         summary: 'Create an API key (the key is shown once)',
+        description: '409 LIMIT_REACHED when the company already has API_KEYS_PER_COMPANY live (unrevoked) keys.',
         security: adminSecurity,
         params: CompanyParams,
         body: ApiKeyCreate,
-        response: { 201: Envelope(CreatedApiKey), ...adminErrors },
+        response: { 201: Envelope(CreatedApiKey), 409: ErrorEnvelope, ...adminErrors },
       },
     },
     async (request, reply) => {
       const company = await requireCompany(deps.pool, request.params.company_id);
-      const { body } = request;
-      const generated = generateApiKey();
-      const record = await insertApiKey(deps.pool, company.id, body.name ?? null, generated.prefix, generated.hash);
-      return reply.code(201).send(ok({ ...presentApiKey(record), key: generated.key }));
+      const { record, key } = await createApiKey(deps, company.id, request.body.name ?? null);
+      return reply.code(201).send(ok({ ...presentApiKey(record), key }));
     },
   );
 

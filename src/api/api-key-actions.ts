@@ -1,0 +1,44 @@
+/**
+ * Creating an API key, shared by the operator API (routes/admin/companies.ts) and the developer
+ * console, so both take the same code path and the same cap on live keys per company: each live
+ * key has its own rate limit, so the cap bounds what one company can draw.
+ */
+import type { Config } from '../config.js';
+import { countLiveApiKeys, insertApiKey, type ApiKeyRecord } from '../db/api-keys.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import { generateApiKey } from '../security/api-keys.js';
+import { createWithinCap } from './company-caps.js';
+
+export interface CreatedApiKey {
+  record: ApiKeyRecord;
+  /** The key itself, shown once; only its hash is stored. */
+  key: string;
+}
+
+/**
+ * Creates a key within API_KEYS_PER_COMPANY (409 LIMIT_REACHED past it, counted in a transaction
+ * locked per company, so concurrent creations cannot both take the last place). `alongside` runs
+ * in the same transaction: what it writes commits or rolls back with the key.
+ */
+export async function createApiKey(
+  deps: { pool: Pool; config: Pick<Config, 'apiKeysPerCompany'> },
+  companyId: string,
+  name: string | null,
+  alongside?: (tx: Queryable, created: CreatedApiKey) => Promise<void>,
+): Promise<CreatedApiKey> {
+  const generated = generateApiKey();
+  const cap = {
+    resource: 'live API keys',
+    limit: deps.config.apiKeysPerCompany,
+    count: countLiveApiKeys,
+    makeRoom: 'revoke one first',
+  };
+  return createWithinCap(deps.pool, cap, companyId, async (tx) => {
+    const created = {
+      record: await insertApiKey(tx, companyId, name, generated.prefix, generated.hash),
+      key: generated.key,
+    };
+    await alongside?.(tx, created);
+    return created;
+  });
+}

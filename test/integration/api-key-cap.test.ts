@@ -1,0 +1,114 @@
+/**
+ * The cap on live API keys per company (API_KEYS_PER_COMPANY): one shared action behind the
+ * operator API and the console's "Create key", counted under a per-company lock so concurrent
+ * creations cannot overshoot it. Real app (inject), Postgres and Redis.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const cap = 3;
+const password = 'a long enough password';
+const consoleHeaders = { host: 'console.test', origin: 'http://console.test' };
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ API_KEYS_PER_COMPANY: String(cap) });
+});
+afterAll(() => t.close());
+
+const createKey = (companyId: string, name: string) => t.admin('POST', `/companies/${companyId}/api-keys`, { name });
+
+async function liveKeys(companyId: string): Promise<number> {
+  const { rows } = await t.pool.query(
+    `SELECT count(*)::int AS n FROM api_keys WHERE company_id = $1 AND revoked_at IS NULL`,
+    [companyId],
+  );
+  return rows[0].n;
+}
+
+/** A console user of the company, signed in: the cookie and the form token. */
+async function consoleUser(companyId: string, email: string): Promise<{ cookie: string; csrf: string }> {
+  expect((await t.admin('POST', `/companies/${companyId}/users`, { email, name: 'Dev', password })).statusCode).toBe(
+    201,
+  );
+  const signIn = await t.app.inject({
+    method: 'POST',
+    url: '/console/sign-in',
+    headers: { ...consoleHeaders, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ email, password }).toString(),
+  });
+  const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+  const page = await t.app.inject({ url: '/console/api-keys', headers: { ...consoleHeaders, cookie } });
+  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)![1]! };
+}
+
+function consoleCreate(user: { cookie: string; csrf: string }, name: string) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/console/api-keys',
+    headers: { ...consoleHeaders, cookie: user.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: user.csrf, name }).toString(),
+  });
+}
+
+describe('live API keys per company', () => {
+  it('operator API: 409 LIMIT_REACHED past the cap; revoking one makes room; other companies are unaffected', async () => {
+    const acme = await t.createCompany('Capped keys'); // one key already
+    const other = await t.createCompany('Other keys');
+    expect((await createKey(acme.id, 'second')).statusCode).toBe(201);
+    const third = await createKey(acme.id, 'third');
+    expect(third.statusCode).toBe(201);
+    const refused = await createKey(acme.id, 'fourth');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({
+      success: false,
+      error: { code: 'LIMIT_REACHED', details: { resource: 'live API keys', limit: cap } },
+    });
+    expect(refused.json().error.message).toBe(
+      'the company has 3 live API keys, the most it may have (3); revoke one first',
+    );
+    expect(await liveKeys(acme.id)).toBe(cap);
+    expect((await createKey(other.id, 'theirs')).statusCode).toBe(201);
+
+    expect((await t.admin('DELETE', `/api-keys/${third.json().data.id}`)).statusCode).toBe(200);
+    expect((await createKey(acme.id, 'after revoke')).statusCode).toBe(201);
+    expect((await createKey(acme.id, 'one too many')).statusCode).toBe(409);
+  });
+
+  it('console: past the cap "Create key" shows an alert and creates nothing', async () => {
+    const company = await t.createCompany('Console keys');
+    const user = await consoleUser(company.id, 'keys@example.test');
+    for (const name of ['a', 'b']) {
+      const created = await consoleCreate(user, name);
+      expect(created.statusCode).toBe(303);
+    }
+    const refused = await consoleCreate(user, 'c');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.headers['content-type']).toMatch(/^text\/html/);
+    expect(refused.body).toContain(
+      'role="alert">Not created: the company has 3 live API keys, the most it may have (3); revoke one first.</div>',
+    );
+    expect(refused.body).not.toContain('New API key');
+    expect(await liveKeys(company.id)).toBe(cap);
+    // The refusal left no message behind: the two flashes are the two keys created.
+    const { rows } = await t.pool.query(
+      `SELECT count(*)::int AS n FROM console_flashes f JOIN console_sessions s ON s.id = f.session_id
+         JOIN console_users u ON u.id = s.user_id WHERE u.email = 'keys@example.test'`,
+    );
+    expect(rows[0].n).toBe(2);
+  });
+
+  it('holds under concurrent creations from both paths: exactly the cap is live', async () => {
+    const company = await t.createCompany('Concurrent keys');
+    const user = await consoleUser(company.id, 'race@example.test');
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 2 ? createKey(company.id, `api ${i}`) : consoleCreate(user, `ui ${i}`),
+      ),
+    );
+    const created = responses.filter((r) => r.statusCode === 201 || r.statusCode === 303);
+    const refused = responses.filter((r) => r.statusCode === 409);
+    expect([created.length, refused.length]).toEqual([cap - 1, 12 - (cap - 1)]);
+    expect(await liveKeys(company.id)).toBe(cap);
+  });
+});
