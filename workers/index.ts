@@ -11,7 +11,7 @@ import { keepSchedules, type ScheduleKeeper } from '../src/queue/schedules.js';
 import { healthHandlers } from './health.worker.js';
 import { ingestHandlers } from './ingest.worker.js';
 import { maintenanceHandlers } from './maintenance.worker.js';
-import { pullHandlers } from './pull.worker.js';
+import { pullHandlers, resyncPullSchedules } from './pull.worker.js';
 import { runsHandlers } from './runs.worker.js';
 import { webhooksHandlers } from './webhooks.worker.js';
 import { deliverySlotsPerProcess } from '../src/webhooks/queue.js';
@@ -25,6 +25,11 @@ interface WorkerDefinition<Q extends QueueName> {
    * then, after which another worker takes it (BullMQ default 30 s).
    */
   lockDurationMs?: number;
+  /**
+   * Restores what Redis held for this queue beyond the catalog's schedulers, run when a check
+   * finds those lost (src/queue/schedules.ts).
+   */
+  afterSchedulesLost?: (deps: WorkerDeps) => Promise<unknown>;
 }
 
 export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
@@ -36,7 +41,13 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     // A batch takes well under a second; a dead worker's batch is retried within ~30 s.
     lockDurationMs: 15_000,
   },
-  health: { handlers: healthHandlers, concurrency: 4 },
+  health: {
+    handlers: healthHandlers,
+    concurrency: 4,
+    // An evaluation takes well under a second; a dead worker's evaluation (and the one deduplicated
+    // behind it) runs again within ~30 s, as the derived state of a crash promises (docs/ingestion.md).
+    lockDurationMs: 15_000,
+  },
   runs: { handlers: runsHandlers, concurrency: 2 },
   webhooks: {
     handlers: webhooksHandlers,
@@ -45,7 +56,8 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     // A dead worker's lane (its running turn) is given up within ~30 s, so its subscription's next turn is not held back longer.
     lockDurationMs: 15_000,
   },
-  pull: { handlers: pullHandlers, concurrency: 8 },
+  // The per-connection feed schedulers go with a Redis loss: resynced at once, not at the next pull.sync-schedules.
+  pull: { handlers: pullHandlers, concurrency: 8, afterSchedulesLost: resyncPullSchedules },
 };
 
 export interface RunningWorkers {
@@ -81,7 +93,10 @@ export async function startWorkers(
   connection: RedisConnection,
 ): Promise<RunningWorkers> {
   const workers = names.map((name) => startWorker(name, deps, connection));
-  const schedules = keepSchedules(deps.queues, names, deps);
+  const restorers = names.flatMap((name) => workerDefinitions[name].afterSchedulesLost ?? []);
+  const schedules = keepSchedules(deps.queues, names, deps, async () => {
+    for (const restore of restorers) await restore(deps);
+  });
   // At start every scheduler is upserted, which also applies a changed interval; from then on
   // only missing ones are recreated, so processes of two releases do not keep resetting them.
   await schedules.upsertAll();
