@@ -26,6 +26,12 @@ interface WorkerDefinition<Q extends QueueName> {
    */
   lockDurationMs?: number;
   /**
+   * How often the queue's workers look for jobs whose lock expired (BullMQ `stalledInterval`; one
+   * look per interval across all processes): a dead worker's job runs again within the lock
+   * duration plus this. Defaults to the lock duration.
+   */
+  stalledCheckMs?: number;
+  /**
    * Restores what Redis held for this queue beyond the catalog's schedulers, run when a check
    * finds those lost (src/queue/schedules.ts).
    */
@@ -38,15 +44,17 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     handlers: ingestHandlers,
     // I/O-bound (Postgres); a few batches in flight keep both cores busy without lock contention.
     concurrency: 4,
-    // A batch takes well under a second; a dead worker's batch is retried within ~30 s.
+    // A batch takes well under a second; a dead worker's batch is retried within ~20 s.
     lockDurationMs: 15_000,
+    stalledCheckMs: 5000,
   },
   health: {
     handlers: healthHandlers,
     concurrency: 4,
     // An evaluation takes well under a second; a dead worker's evaluation (and the one deduplicated
-    // behind it) runs again within ~30 s, as the derived state of a crash promises (docs/ingestion.md).
-    lockDurationMs: 15_000,
+    // behind it) runs again within ~15 s, so a crash delays derived state by less than 30 s (docs/ingestion.md).
+    lockDurationMs: 10_000,
+    stalledCheckMs: 5000,
   },
   runs: { handlers: runsHandlers, concurrency: 2 },
   webhooks: {
@@ -74,7 +82,10 @@ function startWorker<Q extends QueueName>(name: Q, deps: WorkerDeps, connection:
     prefix: deps.queues.prefix,
     concurrency: definition.concurrency,
     ...(definition.lockDurationMs
-      ? { lockDuration: definition.lockDurationMs, stalledInterval: definition.lockDurationMs }
+      ? {
+          lockDuration: definition.lockDurationMs,
+          stalledInterval: definition.stalledCheckMs ?? definition.lockDurationMs,
+        }
       : {}),
   });
   worker.on('failed', (job, err) =>
