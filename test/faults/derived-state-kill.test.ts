@@ -235,7 +235,8 @@ describe('kill -9 mid-burst: every accepted push’s derived state within 30 s',
       const blocker = await t.pool.connect();
       try {
         await blocker.query('BEGIN');
-        await blocker.query('SELECT 1 FROM vehicles WHERE provider_connection_id = $1 FOR UPDATE', [
+        // In id order, as every writer of vehicle rows locks them (db/vehicle-state.ts): no deadlock.
+        await blocker.query('SELECT 1 FROM vehicles WHERE provider_connection_id = $1 ORDER BY id FOR UPDATE', [
           fleet.connectionId,
         ]);
         await expect.poll(batchesWaitingOnVehicles, { timeout: 20_000, interval: 20 }).toBeGreaterThan(0);
