@@ -208,6 +208,13 @@ const settings = {
     600_000,
     'How often each worker process checks that the repeating jobs of its queues exist in Redis and recreates missing ones (Redis lost its data), in milliseconds.',
   ),
+  healthRelayIntervalMs: integer(
+    'HEALTH_RELAY_INTERVAL_MS',
+    5000,
+    100,
+    600_000,
+    'How often the health relay enqueues the evaluations that committed ingest batches owe but never enqueued (the process died between commit and enqueue, or Redis was away), in milliseconds; it takes those owed at least this long, so after a crash derived state follows within about twice this.',
+  ),
   healthSweepConcurrentPages: integer(
     'HEALTH_SWEEP_CONCURRENT_PAGES',
     2,

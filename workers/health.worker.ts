@@ -1,7 +1,8 @@
-/** health queue: one vehicle after new samples, and the periodic sweep over every vehicle. */
+/** health queue: one vehicle after new samples, the relay of evaluations owed by ingest, and the periodic sweep over every vehicle. */
 import { withTransaction } from '../src/db/pool.js';
 import { evaluateVehicles, sweepHealth } from '../src/health/evaluate-vehicles.js';
 import { requestHealthConsumer } from '../src/health/enqueue.js';
+import { relayOwedEvaluations } from '../src/ingest/owed-evaluations.js';
 import type { EvaluationSummary } from '../src/health/evaluate-vehicles.js';
 import { requestMonitoringLanes } from '../src/monitoring/lanes.js';
 import { enqueueAfterCommit } from '../src/queue/after-commit.js';
@@ -30,6 +31,12 @@ export function healthHandlers(deps: WorkerDeps): JobHandlers<'health'> {
         events: summary.events,
         monitoringEvents: summary.monitoringKinds.length,
       };
+    },
+    'health.relay': async () => {
+      const relayed = await relayOwedEvaluations(deps, deps.config.healthRelayIntervalMs);
+      if (relayed.records > 0)
+        deps.log.info(relayed, 'enqueued health evaluations owed by ingest batches whose own enqueue never came');
+      return relayed;
     },
     'health.sweep': async (_payload, job) => {
       let evaluated = 0;

@@ -11,7 +11,7 @@ import { keepSchedules, type ScheduleKeeper } from '../src/queue/schedules.js';
 import { healthHandlers } from './health.worker.js';
 import { ingestHandlers } from './ingest.worker.js';
 import { maintenanceHandlers } from './maintenance.worker.js';
-import { pullHandlers } from './pull.worker.js';
+import { pullHandlers, resyncPullSchedules } from './pull.worker.js';
 import { runsHandlers } from './runs.worker.js';
 import { webhooksHandlers } from './webhooks.worker.js';
 import { deliverySlotsPerProcess } from '../src/webhooks/queue.js';
@@ -25,6 +25,17 @@ interface WorkerDefinition<Q extends QueueName> {
    * then, after which another worker takes it (BullMQ default 30 s).
    */
   lockDurationMs?: number;
+  /**
+   * How often the queue's workers look for jobs whose lock expired (BullMQ `stalledInterval`; one
+   * look per interval across all processes): a dead worker's job runs again within the lock
+   * duration plus this. Defaults to the lock duration.
+   */
+  stalledCheckMs?: number;
+  /**
+   * Restores what Redis held for this queue beyond the catalog's schedulers, run when a check
+   * finds those lost (src/queue/schedules.ts).
+   */
+  afterSchedulesLost?: (deps: WorkerDeps) => Promise<unknown>;
 }
 
 export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
@@ -33,10 +44,18 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     handlers: ingestHandlers,
     // I/O-bound (Postgres); a few batches in flight keep both cores busy without lock contention.
     concurrency: 4,
-    // A batch takes well under a second; a dead worker's batch is retried within ~30 s.
+    // A batch takes well under a second; a dead worker's batch is retried within ~20 s.
     lockDurationMs: 15_000,
+    stalledCheckMs: 5000,
   },
-  health: { handlers: healthHandlers, concurrency: 4 },
+  health: {
+    handlers: healthHandlers,
+    concurrency: 4,
+    // An evaluation takes well under a second; a dead worker's evaluation (and the one deduplicated
+    // behind it) runs again within ~15 s, so a crash delays derived state by less than 30 s (docs/ingestion.md).
+    lockDurationMs: 10_000,
+    stalledCheckMs: 5000,
+  },
   runs: { handlers: runsHandlers, concurrency: 2 },
   webhooks: {
     handlers: webhooksHandlers,
@@ -45,7 +64,8 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     // A dead worker's lane (its running turn) is given up within ~30 s, so its subscription's next turn is not held back longer.
     lockDurationMs: 15_000,
   },
-  pull: { handlers: pullHandlers, concurrency: 8 },
+  // The per-connection feed schedulers go with a Redis loss: resynced at once, not at the next pull.sync-schedules.
+  pull: { handlers: pullHandlers, concurrency: 8, afterSchedulesLost: resyncPullSchedules },
 };
 
 export interface RunningWorkers {
@@ -62,7 +82,10 @@ function startWorker<Q extends QueueName>(name: Q, deps: WorkerDeps, connection:
     prefix: deps.queues.prefix,
     concurrency: definition.concurrency,
     ...(definition.lockDurationMs
-      ? { lockDuration: definition.lockDurationMs, stalledInterval: definition.lockDurationMs }
+      ? {
+          lockDuration: definition.lockDurationMs,
+          stalledInterval: definition.stalledCheckMs ?? definition.lockDurationMs,
+        }
       : {}),
   });
   worker.on('failed', (job, err) =>
@@ -81,7 +104,10 @@ export async function startWorkers(
   connection: RedisConnection,
 ): Promise<RunningWorkers> {
   const workers = names.map((name) => startWorker(name, deps, connection));
-  const schedules = keepSchedules(deps.queues, names, deps);
+  const restorers = names.flatMap((name) => workerDefinitions[name].afterSchedulesLost ?? []);
+  const schedules = keepSchedules(deps.queues, names, deps, async () => {
+    for (const restore of restorers) await restore(deps);
+  });
   // At start every scheduler is upserted, which also applies a changed interval; from then on
   // only missing ones are recreated, so processes of two releases do not keep resetting them.
   await schedules.upsertAll();

@@ -5,6 +5,11 @@ import { createPullDeps, pullFeed, pullVehicle, RateLimitedError, syncPullSchedu
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
 
+/** Recreates the per-connection feed schedulers now (what pull.sync-schedules does every 5 minutes). */
+export function resyncPullSchedules(deps: WorkerDeps): Promise<unknown> {
+  return syncPullSchedules(createPullDeps(deps));
+}
+
 export function pullHandlers(deps: WorkerDeps): JobHandlers<'pull'> {
   const pullDeps = createPullDeps(deps);
   return {

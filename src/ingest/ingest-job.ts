@@ -1,16 +1,17 @@
 /**
  * The ingest job for one inbox row (and the batch it takes with it): process with poison
  * isolation, count the outcome in metrics and logs, then hand the changed vehicles to the health
- * stage after the commit.
+ * stage after the commit (the evaluations the transaction recorded as owed).
  */
 import type { ProviderAdapter } from '../../providers/types.js';
 import type { Pool } from '../db/pool.js';
-import { enqueueHealthEvaluations } from '../health/enqueue.js';
+import { deleteOwedEvaluations } from '../db/owed-evaluations.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { ingestInboxBatch } from './isolation.js';
+import { enqueueOwedEvaluations, mergeOwedEvaluations } from './owed-evaluations.js';
 
 export interface IngestJobDeps {
   pool: Pool;
@@ -47,18 +48,19 @@ export async function runIngestJob(
     );
   }
   // After the commit: the health stage reads what this batch wrote. A retry of this job would find
-  // the rows done and enqueue nothing, so a failure here is left to the sweep.
-  const cascading = new Set(outcome.cascadeVehicleIds);
+  // the rows done and enqueue nothing, so what a failure or a crash here leaves owed (recorded in
+  // the batch's transaction) is enqueued by the relay; the record is deleted once enqueued.
   await enqueueAfterCommit(
     log,
-    'health.sweep',
+    'health.relay',
     async () => {
-      await enqueueHealthEvaluations(deps.queues, outcome.cascadeVehicleIds, true);
-      await enqueueHealthEvaluations(
+      await enqueueOwedEvaluations(
         deps.queues,
-        outcome.changedVehicleIds.filter((id) => !cascading.has(id)),
-        false,
+        mergeOwedEvaluations([
+          { cascadeVehicleIds: outcome.cascadeVehicleIds, noCascadeVehicleIds: outcome.changedVehicleIds },
+        ]),
       );
+      await deleteOwedEvaluations(deps.pool, outcome.owedIds);
     },
     { inboxId },
   );

@@ -53,10 +53,11 @@ export function mergeOutcomes(outcomes: readonly IngestOutcome[]): IngestOutcome
     rows: outcomes.flatMap((o) => o.rows),
     changedVehicleIds: [...new Set(outcomes.flatMap((o) => o.changedVehicleIds))],
     cascadeVehicleIds: [...new Set(outcomes.flatMap((o) => o.cascadeVehicleIds))],
+    owedIds: outcomes.flatMap((o) => o.owedIds),
   };
 }
 
-const nothing: IngestOutcome = { rows: [], changedVehicleIds: [], cascadeVehicleIds: [] };
+const nothing: IngestOutcome = { rows: [], changedVehicleIds: [], cascadeVehicleIds: [], owedIds: [] };
 
 /**
  * One row in its own transaction; a failure of its own parks it. `includeProcessed` re-processes

@@ -1,8 +1,8 @@
 /**
  * Processes locked inbox rows inside the caller's transaction: adapter.normalize → sanitation →
  * vehicle mapping → readings (idempotent) → vehicle rows locked → history rollups → latest state (newer wins) →
- * read model → events → unmapped counts → rows marked processed. Re-running it for the same rows
- * adds nothing.
+ * read model → events → unmapped counts → rows marked processed → the health evaluations owed.
+ * Re-running it for the same rows adds nothing.
  *
  * Under load a job takes a few more pending rows with it (one transaction, one statement per
  * table for all of them), which is where most of the throughput comes from; when idle it is
@@ -12,6 +12,7 @@ import type { ProviderAdapter } from '../../providers/types.js';
 import { upsertReadingRollups } from '../db/history-rollups.js';
 import { insertReadings } from '../db/readings.js';
 import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } from '../db/inbox.js';
+import { insertOwedEvaluations } from '../db/owed-evaluations.js';
 import type { PoolClient } from '../db/pool.js';
 import {
   applyVehicleState,
@@ -40,6 +41,11 @@ export interface IngestOutcome {
    */
   cascadeVehicleIds: string[];
   changedVehicleIds: string[];
+  /**
+   * The health_evaluations_owed rows this outcome's transactions wrote: deleted once their
+   * evaluations are enqueued, else the relay enqueues them (src/ingest/owed-evaluations.ts).
+   */
+  owedIds: number[];
 }
 
 /**
@@ -141,9 +147,16 @@ export async function processInboxRows(
 
   // A vehicle with only new provider events is evaluated too: the monitoring detectors read them.
   const changedVehicleIds = [...new Set([...changes.map((c) => c.vehicleId), ...vehiclesWithNewEvents])];
-  return {
-    rows: outcomes,
-    changedVehicleIds,
-    cascadeVehicleIds: changedVehicleIds.filter((id) => cascadeVehicles.has(id)),
-  };
+  const cascadeVehicleIds = changedVehicleIds.filter((id) => cascadeVehicles.has(id));
+  // Last, so the row is as young as the commit: the relay leaves young rows to the job's own enqueue.
+  const owedIds =
+    changedVehicleIds.length > 0
+      ? [
+          await insertOwedEvaluations(tx, {
+            cascadeVehicleIds,
+            noCascadeVehicleIds: changedVehicleIds.filter((id) => !cascadeVehicles.has(id)),
+          }),
+        ]
+      : [];
+  return { rows: outcomes, changedVehicleIds, cascadeVehicleIds, owedIds };
 }

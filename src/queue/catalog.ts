@@ -6,19 +6,24 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { UnrecoverableError, type JobsOptions } from 'bullmq';
+import type { Config } from '../config.js';
 
 export const queueNames = ['maintenance', 'ingest', 'pull', 'health', 'runs', 'webhooks'] as const;
 export type QueueName = (typeof queueNames)[number];
+
+/** The settings a repeating job's interval may come from. */
+export type ScheduleSettings = Pick<Config, 'healthRelayIntervalMs'>;
 
 interface JobDefinition<Q extends QueueName, S extends TSchema> {
   queue: Q;
   schema: S;
   options: JobsOptions;
   /**
-   * A repeating job: its job scheduler (id = the job name) creates one every `everyMs`. Every
-   * worker process of the queue keeps the scheduler in Redis (src/queue/schedules.ts).
+   * A repeating job: its job scheduler (id = the job name) creates one every `everyMs` (fixed, or
+   * read from a setting). Every worker process of the queue keeps the scheduler in Redis
+   * (src/queue/schedules.ts).
    */
-  everyMs?: number;
+  everyMs?: number | ((settings: ScheduleSettings) => number);
 }
 
 function job<Q extends QueueName, S extends TSchema>(definition: JobDefinition<Q, S>): JobDefinition<Q, S> {
@@ -102,6 +107,18 @@ export const jobCatalog = {
     schema: empty,
     options: { attempts: 1, ...retention },
     everyMs: 15 * minute,
+  }),
+  /**
+   * Enqueues the health evaluations that committed ingest batches recorded as owed but never
+   * enqueued (the process died between commit and enqueue, or Redis was away), and deletes them
+   * (src/ingest/owed-evaluations.ts); every HEALTH_RELAY_INTERVAL_MS, so a crash delays derived
+   * state by seconds rather than until the sweep.
+   */
+  'health.relay': job({
+    queue: 'health',
+    schema: empty,
+    options: { attempts: 1, ...retention },
+    everyMs: (settings) => settings.healthRelayIntervalMs,
   }),
   /**
    * Opens service requests from health events (critical status, overdue maintenance), per company
@@ -207,10 +224,15 @@ export type JobNameOf<Q extends QueueName> = {
 }[JobName];
 
 /** The repeating jobs of these queues, each with its interval (the scheduler id is the job name). */
-export function schedulesOf(queues: readonly QueueName[]): Array<{ job: JobName; everyMs: number }> {
+export function schedulesOf(
+  queues: readonly QueueName[],
+  settings: ScheduleSettings,
+): Array<{ job: JobName; everyMs: number }> {
   return Object.entries(jobCatalog).flatMap(
     ([name, { queue, everyMs }]: [string, JobDefinition<QueueName, TSchema>]) =>
-      everyMs !== undefined && queues.includes(queue) ? [{ job: name as JobName, everyMs }] : [],
+      everyMs !== undefined && queues.includes(queue)
+        ? [{ job: name as JobName, everyMs: typeof everyMs === 'number' ? everyMs : everyMs(settings) }]
+        : [],
   );
 }
 

@@ -4,11 +4,14 @@
  * recreates a scheduler's next job only when its previous one runs, so nothing else would bring
  * them back. Every worker process checks the schedulers of its own queues at an interval and
  * upserts the ones that are missing or have no next job; an upsert is idempotent (one scheduler
- * per id), so many processes may repair at once.
+ * per id), so many processes may repair at once. A broken scheduler means Redis lost data, and
+ * with it the schedulers the catalog does not list (one per pulled provider connection): the
+ * process then runs its `afterLoss` at once (workers/index.ts), rather than leaving them to the
+ * next run of the job that keeps them.
  */
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { schedulesOf, type JobName, type QueueName } from './catalog.js';
+import { schedulesOf, type JobName, type QueueName, type ScheduleSettings } from './catalog.js';
 import type { Queues } from './queues.js';
 
 /** A scheduler's next job in one of these states will run; in any other (or gone) it never will. */
@@ -21,7 +24,7 @@ export interface ScheduleKeeper {
   assertLive(): Promise<void>;
   /** Upserts every scheduler (at start: applies changed intervals too). */
   upsertAll(): Promise<void>;
-  /** Checks now and repairs what is broken; returns what was repaired. */
+  /** Checks now and repairs what is broken (then runs `afterLoss`); returns what was repaired. */
   repair(): Promise<JobName[]>;
   /** Starts checking every `intervalMs`; the next check starts after the previous one ends. */
   start(intervalMs: number): void;
@@ -31,11 +34,14 @@ export interface ScheduleKeeper {
 export function keepSchedules(
   queues: Queues,
   names: readonly QueueName[],
-  deps: { log: Logger; metrics: Metrics },
+  deps: { log: Logger; metrics: Metrics; config: ScheduleSettings },
+  /** Restores what else Redis held for these queues, after a repair found schedulers broken. */
+  afterLoss?: () => Promise<unknown>,
 ): ScheduleKeeper {
-  const schedules = schedulesOf(names);
+  const schedules = schedulesOf(names, deps.config);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let afterLossOwed = false;
 
   async function isLive(job: JobName): Promise<boolean> {
     const queue = queues.queueOf(job);
@@ -64,7 +70,15 @@ export function keepSchedules(
         await queues.schedule(job, everyMs, {});
         deps.metrics.schedulersRestored.inc({ job });
       }
-      if (broken.length > 0) deps.log.warn({ schedulers: broken }, 'job schedulers were missing in Redis; restored');
+      if (broken.length > 0) {
+        deps.log.warn({ schedulers: broken }, 'job schedulers were missing in Redis; restored');
+        afterLossOwed = true;
+      }
+      // Owed until it succeeds: a failed one is tried again at the next check, which finds nothing broken.
+      if (afterLoss && afterLossOwed) {
+        await afterLoss();
+        afterLossOwed = false;
+      }
       return broken;
     },
     start: (intervalMs) => {

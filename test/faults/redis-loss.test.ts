@@ -3,11 +3,14 @@
  * push stream, with real API and worker processes on a redis-server of this test's own. Nothing
  * is restarted: the queued jobs and every repeating schedule are gone, and the inbox recovery
  * sweep (its schedule restored by the workers themselves) must still get every accepted reading
- * stored.
+ * stored. And the per-connection pull schedulers, gone with the rest, come back with the repair:
+ * a provider feed is asked again within its pull interval plus 30 s of every flush.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PoolClient } from '../../src/db/pool.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { startFakeProvider } from '../helpers/fake-provider.js';
+import { createConnection } from '../helpers/ingest.js';
 import { ProcessGroup, serviceEnv, type RedisServer } from '../helpers/processes.js';
 import {
   countReadings,
@@ -35,7 +38,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   redis = await redisServer.startRedis();
-  t = await createTestApp({ REDIS_URL: redis.url });
+  t = await createTestApp({ REDIS_URL: redis.url, WEBHOOK_ALLOW_NETS: '127.0.0.1/32' });
 });
 afterAll(async () => {
   try {
@@ -99,3 +102,47 @@ it('FLUSHDB mid-stream: every accepted reading is stored, without restarting any
     payloadsWithAllSamples: plan.pushes.length,
   });
 }, 200_000);
+
+/** The fake provider's pull interval; the deadline after each flush is this plus 30 s. */
+const pullIntervalSeconds = 30;
+const flushes = 3;
+
+it('FLUSHDB, again and again: every per-connection pull is polled within its interval plus 30 s', async () => {
+  // Only the pull queue's process: what restores its schedulers is the repair in the process that owns it.
+  await services.killAll();
+  const samsaraApi = await startFakeProvider(() => ({
+    body: { data: [], pagination: { endCursor: '', hasNextPage: false } },
+  }));
+  try {
+    const company = await t.createCompany('Pulled Fleet');
+    await createConnection(
+      t,
+      company.id,
+      'samsara',
+      { webhook_secret: Buffer.from('samsara-secret').toString('base64'), api_token: 'tok', base_url: samsaraApi.url },
+      { pull_interval_seconds: pullIntervalSeconds },
+    );
+    await services.start(
+      ['worker', 'pull'],
+      serviceEnv(t, { REDIS_URL: redis.url, WEBHOOK_ALLOW_NETS: '127.0.0.1/32', SCHEDULE_CHECK_INTERVAL_MS: '2000' }),
+    );
+    const feedRequests = () => samsaraApi.requests.filter((r) => r.path === '/fleet/vehicles/stats/feed').length;
+    await expect.poll(feedRequests, { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+
+    for (let flush = 0; flush < flushes; flush++) {
+      // At a random moment of the schedule checks' cycle.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 4000));
+      expect(await redis.client.flushdb()).toBe('OK');
+      const flushedAt = Date.now();
+      const before = feedRequests();
+      await expect
+        .poll(feedRequests, { timeout: (pullIntervalSeconds + 30) * 1000, interval: 100 })
+        .toBeGreaterThan(before);
+      console.info(
+        `redis-loss: feed polled ${((Date.now() - flushedAt) / 1000).toFixed(1)} s after FLUSHDB ${flush + 1}`,
+      );
+    }
+  } finally {
+    await samsaraApi.close();
+  }
+}, 300_000);

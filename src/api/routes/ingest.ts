@@ -167,14 +167,13 @@ export async function ingestRoutes(fastify: FastifyInstance, deps: IngestDeps): 
       { connectionId, provider, contentType, payload: body, cascade: true, refreshId: null },
       rules.replayKey?.(push) ?? null,
     );
-    if (stored.duplicate) {
-      deps.metrics.pushesNotStored.inc({ provider, reason: 'duplicate' });
-    } else {
-      deps.metrics.inboxAccepted.inc({ provider });
-      await enqueueAfterCommit(deps.log, 'ingest.recover', () => enqueueInboxRows(deps.queues, [stored.id]), {
-        inboxId: stored.id,
-      });
-    }
+    if (stored.duplicate) deps.metrics.pushesNotStored.inc({ provider, reason: 'duplicate' });
+    else deps.metrics.inboxAccepted.inc({ provider });
+    // A duplicate's earlier row too: a retry is what a provider sends when the process that stored
+    // the push died before enqueueing and answering it. A job for a processed row does nothing.
+    await enqueueAfterCommit(deps.log, 'ingest.recover', () => enqueueInboxRows(deps.queues, [stored.id]), {
+      inboxId: stored.id,
+    });
     return reply
       .code(202)
       .send(ok({ inbox_id: stored.id, received_at: stored.receivedAt.toISOString(), duplicate: stored.duplicate }));
