@@ -162,12 +162,7 @@ export interface HealthWrite {
   events: HealthEvent[];
 }
 
-export async function saveHealth(
-  q: Queryable,
-  writes: readonly HealthWrite[],
-  evaluatedAt: Date,
-  cascade: boolean,
-): Promise<void> {
+export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], evaluatedAt: Date): Promise<void> {
   if (writes.length === 0) return;
   const changed = writes.filter((w) => w.visibleChange);
   if (changed.length > 0) {
@@ -201,11 +196,9 @@ export async function saveHealth(
       ],
     });
   }
-  const events = cascade
-    ? writes.flatMap((w) =>
-        w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload })),
-      )
-    : [];
+  const events = writes.flatMap((w) =>
+    w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload })),
+  );
   if (events.length > 0) {
     await q.query({
       name: 'insert-health-events',

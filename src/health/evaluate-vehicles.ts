@@ -7,6 +7,13 @@
  * commits after a newer sample of another signal (two ingest transactions, or a payload that
  * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
  * sample older than what was already fed of its own signal is history, as for the latest state.
+ *
+ * Without cascade (a refresh that asked to stop after the vehicle state) only the link rule runs:
+ * the trusted odometer and `link_broken` move, while alerts, health events, runs and monitoring
+ * detection do not happen. The watermarks still advance past the samples it read, so no later
+ * evaluation feeds them to the rules or the detectors (they would fire late, for a moment long
+ * gone). Readings carry no mark of the inbox row they came with: a sample another batch stored for
+ * the vehicle between the refresh's commit and this evaluation is read (and so passed over) too.
  */
 import {
   listActiveVehicleIds,
@@ -31,13 +38,16 @@ import {
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../monitoring/kinds.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
-import { evaluateVehicleHealth } from './evaluate.js';
+import { evaluateVehicleHealth, evaluateVehicleState } from './evaluate.js';
 import type { RuleSample } from './types.js';
 
 export interface EvaluationOptions {
   /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */
   skipLocked: boolean;
-  /** False: a refresh asked to stop after the vehicle state; no health events are written. */
+  /**
+   * False: a refresh asked to stop after the vehicle state. Only the link rule runs (trusted
+   * odometer, link state); no alert transitions, health events or monitoring detection.
+   */
   cascade: boolean;
 }
 
@@ -103,10 +113,13 @@ export async function evaluateVehicles(
     detectorWindows,
     maxSamplesPerSignal,
   );
-  const services = await loadLastServices(
-    tx,
-    subjects.map((s) => s.id),
-  );
+  // Only the alert rules and the detectors read the service history.
+  const services = options.cascade
+    ? await loadLastServices(
+        tx,
+        subjects.map((s) => s.id),
+      )
+    : new Map();
   // Most vehicles follow their company's config: merge it once per company, not once per vehicle.
   const companyConfigs = new Map<string, HealthConfig>();
   const configOf = (subject: (typeof subjects)[number]): HealthConfig => {
@@ -125,19 +138,21 @@ export async function evaluateVehicles(
     const newestEvent = events[events.length - 1];
     if (newestEvent) fedThrough[vehicleEventsWatermark] = newestEvent.recordedAt.toISOString();
     const lastServices = services.get(subject.id) ?? {};
-    const result = evaluateVehicleHealth(
-      subject.state,
-      monitored.has(subject.id) ? fed.filter((sample) => isRuleSignal(sample.signal)) : fed,
-      {
-        telematicsProvider: subject.telematicsProvider,
-        createdAt: subject.createdAt,
-        lastServices,
-      },
-      configOf(subject),
-      now,
-      subject.hasTelemetry,
-    );
-    const subscriptions = monitored.get(subject.id);
+    const result = options.cascade
+      ? evaluateVehicleHealth(
+          subject.state,
+          monitored.has(subject.id) ? fed.filter((sample) => isRuleSignal(sample.signal)) : fed,
+          {
+            telematicsProvider: subject.telematicsProvider,
+            createdAt: subject.createdAt,
+            lastServices,
+          },
+          configOf(subject),
+          now,
+          subject.hasTelemetry,
+        )
+      : evaluateVehicleState(subject.state, fed, subject.telematicsProvider, configOf(subject), now);
+    const subscriptions = options.cascade ? monitored.get(subject.id) : undefined;
     if (subscriptions) {
       monitoredEvaluations.push({
         vehicleId: subject.id,
@@ -177,13 +192,12 @@ export async function evaluateVehicles(
       events: result.events,
     };
   });
-  await saveHealth(tx, writes, now, options.cascade);
-  // Monitoring events are the integrator's own product, so a refresh without cascade still detects them.
+  await saveHealth(tx, writes, now);
   const monitoring = await detectAndStore(tx, monitoredEvaluations, now);
   return {
     evaluated: writes.length,
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
-    events: options.cascade ? writes.reduce((sum, w) => sum + w.events.length, 0) : 0,
+    events: writes.reduce((sum, w) => sum + w.events.length, 0),
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
   };

@@ -76,6 +76,32 @@ export function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
   return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
 }
 
+/**
+ * An evaluation without cascade (a refresh that asked to stop after the vehicle state, spec/000
+ * VehicleRefreshRequest): the link rule alone follows the new samples, so the trusted odometer and
+ * the link move; no alert rule is fed, and the alerts, the status and what the next evaluation
+ * compares with (`alerts`, `status`, `linkReason`) stay as the last evaluation with cascade left
+ * them. Nothing is reported: no events. The caller still advances the watermarks past these
+ * samples, so a later evaluation never feeds them to the rules or the detectors.
+ */
+export function evaluateVehicleState(
+  previous: HealthState | null,
+  samples: readonly RuleSample[],
+  telematicsProvider: string | null,
+  config: HealthConfig,
+  now: Date,
+): HealthEvaluation {
+  const prev = previous ?? initialHealthState();
+  const link = evaluateLink(prev.link, feedOrder(samples), telematicsProvider, config, now);
+  return {
+    state: { ...prev, link: link.state },
+    health: { status: prev.status, alerts: prev.alerts.map(present) },
+    linkBroken: link.linkBroken,
+    odometer: link.odometer,
+    events: [],
+  };
+}
+
 export function evaluateVehicleHealth(
   previous: HealthState | null,
   samples: readonly RuleSample[],
