@@ -2,6 +2,7 @@
 import type { HealthState, HealthEvent } from '../health/evaluate.js';
 import type { DeepPartial, HealthConfig } from '../health/config.js';
 import type { RuleSample } from '../health/types.js';
+import { odometerSignals } from '../domain/sample.js';
 import type { LinkBroken, VehicleHealth } from '../domain/vehicle.js';
 import type { Queryable } from './pool.js';
 
@@ -72,6 +73,9 @@ export const ruleSignals = [
  * every stored reading: ingest and the manual odometer) is newer than the watermark are scanned:
  * a signal a vehicle never reported, or with nothing new since its last evaluation, costs one key
  * lookup instead of a probe of every `readings` partition (most of a steady sweep's time).
+ *
+ * Nothing taken before the vehicle's current owner got it is read (its open span in
+ * vehicle_ownerships; DESIGN §11), except the odometer series, which travel with the car.
  */
 export async function loadNewSamples(
   q: Queryable,
@@ -94,10 +98,13 @@ export async function loadNewSamples(
            )
            SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
            FROM windows w
+           LEFT JOIN vehicle_ownerships span
+             ON span.vehicle_id = w.vehicle_id AND span.ended_at IS NULL AND w.signal <> ALL ($7::text[])
            CROSS JOIN LATERAL (
              SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
              WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
+               AND recorded_at >= coalesce(span.started_at, '-infinity')
              ORDER BY recorded_at DESC LIMIT $6
            ) r
            ORDER BY w.vehicle_id, r.recorded_at, w.signal`,
@@ -108,6 +115,7 @@ export async function loadNewSamples(
       extraWindows.map((w) => w.signal),
       extraWindows.map((w) => w.since),
       limit,
+      odometerSignals,
     ],
   });
   for (const { vehicleId, ...sample } of result.rows) {

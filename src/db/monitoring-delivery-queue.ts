@@ -27,7 +27,8 @@ export interface MonitoredSubscription {
 /**
  * In one statement, for the vehicles of an evaluation: their live subscriptions (oldest first per
  * vehicle) and each monitored vehicle's provider events recorded after its watermark and after
- * its oldest live subscription was created (at most `eventLimit`, the newest), oldest first.
+ * its oldest live subscription was created (at most `eventLimit`, the newest), oldest first; never
+ * one taken before the vehicle's current owner got it (DESIGN §11).
  */
 export async function loadMonitoredSubscriptions(
   q: Queryable,
@@ -53,6 +54,8 @@ export async function loadMonitoredSubscriptions(
                WHERE vehicle_id = w.vehicle_id
                  AND recorded_at > greatest(w.watermark, (SELECT min(created_at) FROM monitoring_subscriptions m
                                                           WHERE m.vehicle_id = w.vehicle_id AND m.deleted_at IS NULL))
+                 AND recorded_at >= coalesce((SELECT started_at FROM vehicle_ownerships o
+                                              WHERE o.vehicle_id = w.vehicle_id AND o.ended_at IS NULL), '-infinity')
                ORDER BY recorded_at DESC LIMIT $3
              ) e
            ) ev

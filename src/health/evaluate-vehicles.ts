@@ -25,6 +25,7 @@ import {
   type HealthWrite,
 } from '../db/health.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { odometerSignals } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import {
   detectAndStore,
@@ -38,7 +39,7 @@ import {
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../monitoring/kinds.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
-import { evaluateVehicleHealth, evaluateVehicleState } from './evaluate.js';
+import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from './evaluate.js';
 import type { RuleSample } from './types.js';
 
 export interface EvaluationOptions {
@@ -201,6 +202,46 @@ export async function evaluateVehicles(
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
   };
+}
+
+/**
+ * When a vehicle changes hands, in the transfer's transaction (after the vehicle row moved): the
+ * health state restarts from the link state alone (healthStateForNewOwner) and only the odometer
+ * watermarks stay, so the rules and detectors read every other signal anew from the start of the
+ * new owner's span (db/health.ts `loadNewSamples` never reads before it). The vehicle is then
+ * evaluated at once, so its health is the new owner's when the transfer answers.
+ */
+export async function restartHealthForNewOwner(
+  tx: PoolClient,
+  vehicleId: string,
+  now: Date,
+): Promise<EvaluationSummary | null> {
+  const [subject] = await lockHealthSubjects(tx, [vehicleId], false);
+  // A deactivated vehicle is never evaluated again (nothing reactivates one).
+  if (!subject) return null;
+  const state = healthStateForNewOwner(subject.state);
+  const fedThrough = Object.fromEntries(
+    Object.entries(subject.fedThrough).filter(([signal]) => (odometerSignals as readonly string[]).includes(signal)),
+  );
+  await saveHealth(
+    tx,
+    [
+      {
+        vehicleId,
+        companyId: subject.companyId,
+        health: { status: state.status, alerts: [] },
+        linkBroken: null,
+        odometer: null,
+        visibleChange: true,
+        stateChanged: true,
+        state,
+        fedThrough,
+        events: [],
+      },
+    ],
+    now,
+  );
+  return evaluateVehicles(tx, [vehicleId], now, { skipLocked: false, cascade: true });
 }
 
 /** Vehicles per sweep transaction: small enough to keep row locks short. */

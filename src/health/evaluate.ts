@@ -40,6 +40,15 @@ function initialHealthState(): HealthState {
   return { link: initialLinkState(), rules: {}, alerts: [], status: 'unknown', linkReason: null };
 }
 
+/**
+ * Where a vehicle's new owner starts (DESIGN §11): the link state, which holds the trusted
+ * odometer (it travels with the car), and nothing the previous owner's readings made: no rule
+ * state, no alerts, status unknown, no link reason (the transfer lets the tracker go).
+ */
+export function healthStateForNewOwner(previous: HealthState | null): HealthState {
+  return { ...initialHealthState(), link: previous?.link ?? initialLinkState() };
+}
+
 const severityRank = { critical: 0, high: 1, medium: 2, low: 3, info: 4 } as const;
 
 const alertId = (alert: ActiveAlert) => `${alert.type}\u0000${alert.key}`;
