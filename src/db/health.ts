@@ -4,6 +4,7 @@ import type { DeepPartial, HealthConfig } from '../health/config.js';
 import type { RuleSample } from '../health/types.js';
 import { odometerSignals } from '../domain/sample.js';
 import type { LinkBroken, VehicleHealth } from '../domain/vehicle.js';
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 export interface HealthSubject {
@@ -74,8 +75,9 @@ export const ruleSignals = [
  * a signal a vehicle never reported, or with nothing new since its last evaluation, costs one key
  * lookup instead of a probe of every `readings` partition (most of a steady sweep's time).
  *
- * Nothing taken before the vehicle's current owner got it is read (its open span in
- * vehicle_ownerships; DESIGN §11), except the odometer series, which travel with the car.
+ * Nothing taken before the vehicle's current owner got it from a previous owner is read
+ * (db/ownership.ts `ownedSinceSql`; DESIGN §11), except the odometer series, which travel with
+ * the car.
  */
 export async function loadNewSamples(
   q: Queryable,
@@ -98,13 +100,14 @@ export async function loadNewSamples(
            )
            SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
            FROM windows w
-           LEFT JOIN vehicle_ownerships span
-             ON span.vehicle_id = w.vehicle_id AND span.ended_at IS NULL AND w.signal <> ALL ($7::text[])
+           CROSS JOIN LATERAL (
+             SELECT CASE WHEN w.signal = ANY ($7::text[]) THEN NULL ELSE ${ownedSinceSql('w.vehicle_id')} END AS since
+           ) owned
            CROSS JOIN LATERAL (
              SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
              WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
-               AND recorded_at >= coalesce(span.started_at, '-infinity')
+               AND recorded_at >= coalesce(owned.since, '-infinity')
              ORDER BY recorded_at DESC LIMIT $6
            ) r
            ORDER BY w.vehicle_id, r.recorded_at, w.signal`,

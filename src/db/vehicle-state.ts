@@ -12,6 +12,7 @@
  */
 import { readModelPatches } from '../domain/read-model-patch.js';
 import { odometerSignals, type LatestSample } from '../domain/sample.js';
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 export interface VehicleSummary {
@@ -94,10 +95,10 @@ export interface StateChange {
  * Upserts the newest sample per vehicle and signal; a sample older than the stored one never
  * overwrites it (out-of-order arrival). Returns the vehicles whose state moved.
  *
- * A sample taken before the vehicle's current owner got it (its open span in vehicle_ownerships)
- * is stored as a reading, for the history report, but never becomes the latest state: the owner's
- * `signals` show only readings of its own span (DESIGN §11). The odometer is the exception: it
- * travels with the car.
+ * A sample taken before the vehicle's current owner got it from a previous owner
+ * (db/ownership.ts `ownedSinceSql`) is stored as a reading, for the history report, but never
+ * becomes the latest state: the owner's `signals` show only readings of its own span (DESIGN
+ * §11). The odometer is the exception: it travels with the car.
  */
 export async function upsertLatestSignals(q: Queryable, latest: readonly LatestSample[]): Promise<StateChange[]> {
   if (latest.length === 0) return [];
@@ -105,11 +106,12 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
   // Only keys come back: the values are already here, and decoding them again costs the worker CPU.
   const result = await q.query<{ vehicleId: string; signal: string; valueChanged: boolean }>({
     name: 'upsert-latest-signals',
-    text: `INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
-           SELECT v, s, t, j, o, t FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, j jsonb, o text)
-           LEFT JOIN vehicle_ownerships span ON span.vehicle_id = r.v AND span.ended_at IS NULL
-           WHERE r.s = ANY($2::text[]) OR span.started_at IS NULL OR r.t >= span.started_at
-           ORDER BY v, s
+    text: `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, j jsonb, o text)),
+           owners AS (SELECT v, ${ownedSinceSql('v')} AS since FROM (SELECT DISTINCT v FROM r) d)
+           INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
+           SELECT r.v, s, t, j, o, t FROM r JOIN owners ON owners.v = r.v
+           WHERE s = ANY($2::text[]) OR owners.since IS NULL OR t >= owners.since
+           ORDER BY r.v, s
            ON CONFLICT (vehicle_id, signal) DO UPDATE
              SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source,
                  value_changed_at = CASE WHEN cur.value IS DISTINCT FROM excluded.value THEN excluded.recorded_at ELSE cur.value_changed_at END
