@@ -296,6 +296,12 @@ describe('after the transfer', () => {
       .toEqual([['speed_limit_exceeded', 'succeeded']]);
     const sent = receiver.received.filter((r) => r.path === `/hooks/${buyer.key.slice(-6)}`);
     expect(sent.map((r) => r.json.event)).toEqual(['speed_limit_exceeded']);
+    // Its premium predictions read its own battery, not the first owner's weak one.
+    expect(sent[0]!.json.predictions).toEqual({
+      next_oil_change: null,
+      brake_replacement: null,
+      battery_health: expect.stringMatching(/^Charging normally: 13\.9 V on \d{4}-\d{2}-\d{2}\.$/),
+    });
   });
 
   it('the history report still covers both owners, anonymized', async () => {
