@@ -106,12 +106,10 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
   // Only keys come back: the values are already here, and decoding them again costs the worker CPU.
   const result = await q.query<{ vehicleId: string; signal: string; valueChanged: boolean }>({
     name: 'upsert-latest-signals',
-    text: `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, j jsonb, o text)),
-           owners AS (SELECT v, ${ownedSinceSql('v')} AS since FROM (SELECT DISTINCT v FROM r) d)
-           INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
-           SELECT r.v, s, t, j, o, t FROM r JOIN owners ON owners.v = r.v
-           WHERE s = ANY($2::text[]) OR owners.since IS NULL OR t >= owners.since
-           ORDER BY r.v, s
+    text: `INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
+           SELECT v, s, t, j, o, t FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, j jsonb, o text)
+           WHERE s = ANY($2::text[]) OR t >= coalesce(${ownedSinceSql('r.v')}, '-infinity')
+           ORDER BY v, s
            ON CONFLICT (vehicle_id, signal) DO UPDATE
              SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source,
                  value_changed_at = CASE WHEN cur.value IS DISTINCT FROM excluded.value THEN excluded.recorded_at ELSE cur.value_changed_at END
