@@ -2,7 +2,9 @@
 import type { HealthState, HealthEvent } from '../health/evaluate.js';
 import type { DeepPartial, HealthConfig } from '../health/config.js';
 import type { RuleSample } from '../health/types.js';
+import { odometerSignals } from '../domain/sample.js';
 import type { LinkBroken, VehicleHealth } from '../domain/vehicle.js';
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 export interface HealthSubject {
@@ -72,6 +74,10 @@ export const ruleSignals = [
  * every stored reading: ingest and the manual odometer) is newer than the watermark are scanned:
  * a signal a vehicle never reported, or with nothing new since its last evaluation, costs one key
  * lookup instead of a probe of every `readings` partition (most of a steady sweep's time).
+ *
+ * Nothing taken before the vehicle's current owner got it from a previous owner is read
+ * (db/ownership.ts `ownedSinceSql`; DESIGN §11), except the odometer series, which travel with
+ * the car.
  */
 export async function loadNewSamples(
   q: Queryable,
@@ -95,9 +101,13 @@ export async function loadNewSamples(
            SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
            FROM windows w
            CROSS JOIN LATERAL (
+             SELECT CASE WHEN w.signal = ANY ($7::text[]) THEN NULL ELSE ${ownedSinceSql('w.vehicle_id')} END AS since
+           ) owned
+           CROSS JOIN LATERAL (
              SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
              WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
+               AND recorded_at >= coalesce(owned.since, '-infinity')
              ORDER BY recorded_at DESC LIMIT $6
            ) r
            ORDER BY w.vehicle_id, r.recorded_at, w.signal`,
@@ -108,6 +118,7 @@ export async function loadNewSamples(
       extraWindows.map((w) => w.signal),
       extraWindows.map((w) => w.since),
       limit,
+      odometerSignals,
     ],
   });
   for (const { vehicleId, ...sample } of result.rows) {
@@ -162,12 +173,7 @@ export interface HealthWrite {
   events: HealthEvent[];
 }
 
-export async function saveHealth(
-  q: Queryable,
-  writes: readonly HealthWrite[],
-  evaluatedAt: Date,
-  cascade: boolean,
-): Promise<void> {
+export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], evaluatedAt: Date): Promise<void> {
   if (writes.length === 0) return;
   const changed = writes.filter((w) => w.visibleChange);
   if (changed.length > 0) {
@@ -201,11 +207,9 @@ export async function saveHealth(
       ],
     });
   }
-  const events = cascade
-    ? writes.flatMap((w) =>
-        w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload })),
-      )
-    : [];
+  const events = writes.flatMap((w) =>
+    w.events.map((e) => ({ company: w.companyId, vehicle: w.vehicleId, kind: e.kind, payload: e.payload })),
+  );
   if (events.length > 0) {
     await q.query({
       name: 'insert-health-events',

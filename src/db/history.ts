@@ -5,6 +5,7 @@
  * the odometer readings of the few days whose checkpoint shows a drop, and one location per
  * incident. `from` null means all available (the lifetime tier).
  */
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 export interface VinVehicle {
@@ -24,6 +25,23 @@ export async function listVinVehicles(q: Queryable, vin: string): Promise<VinVeh
     text: `SELECT id, make, model, year, created_at AS "createdAt", signals FROM vehicles
            WHERE vin = $1 ORDER BY created_at, id`,
     values: [vin],
+  });
+  return result.rows;
+}
+
+/** A vehicle whose monitoring events carry predictions: its read model and when its owner got it. */
+export interface PredictionVehicle {
+  id: string;
+  signals: Record<string, unknown>;
+  /** When the current owner got it from a previous owner (db/ownership.ts `ownedSinceSql`); null: never changed hands. */
+  ownedSince: Date | null;
+}
+
+export async function listPredictionVehicles(q: Queryable, ids: readonly string[]): Promise<PredictionVehicle[]> {
+  const result = await q.query<PredictionVehicle>({
+    name: 'history-prediction-vehicles',
+    text: `SELECT v.id, v.signals, ${ownedSinceSql('v.id')} AS "ownedSince" FROM vehicles v WHERE v.id = ANY($1::uuid[])`,
+    values: [ids],
   });
   return result.rows;
 }

@@ -8,6 +8,7 @@
 import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../monitoring/kinds.js';
 import type { EventSample } from '../monitoring/types.js';
 import type { MonitoringDeliveryStatus } from './monitoring-deliveries.js';
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 /** A live subscription as the detection stage reads it. */
@@ -27,7 +28,8 @@ export interface MonitoredSubscription {
 /**
  * In one statement, for the vehicles of an evaluation: their live subscriptions (oldest first per
  * vehicle) and each monitored vehicle's provider events recorded after its watermark and after
- * its oldest live subscription was created (at most `eventLimit`, the newest), oldest first.
+ * its oldest live subscription was created (at most `eventLimit`, the newest), oldest first; never
+ * one taken before the vehicle's current owner got it from a previous owner (DESIGN §11).
  */
 export async function loadMonitoredSubscriptions(
   q: Queryable,
@@ -53,6 +55,7 @@ export async function loadMonitoredSubscriptions(
                WHERE vehicle_id = w.vehicle_id
                  AND recorded_at > greatest(w.watermark, (SELECT min(created_at) FROM monitoring_subscriptions m
                                                           WHERE m.vehicle_id = w.vehicle_id AND m.deleted_at IS NULL))
+                 AND recorded_at >= coalesce(${ownedSinceSql('w.vehicle_id')}, '-infinity')
                ORDER BY recorded_at DESC LIMIT $3
              ) e
            ) ev

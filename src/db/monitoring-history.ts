@@ -4,10 +4,15 @@
  * The window's rows are fetched unordered with a LIMIT one past the caller's maximum and sorted
  * afterwards, so a window holding millions of rows costs at most that many row reads before the
  * caller refuses it.
+ *
+ * The window never reaches before the vehicle's current owner got it from a previous owner
+ * (db/ownership.ts `ownedSinceSql`; DESIGN §11): a dry run replays only the owner's own readings
+ * and events, the odometer's included (an event is always caused by a reading of the owner's span).
  */
 import type { DeepPartial, HealthConfig } from '../health/config.js';
 import type { RuleSample } from '../health/types.js';
 import type { EventSample } from '../monitoring/types.js';
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 export interface DryRunVehicle {
@@ -51,6 +56,7 @@ export async function loadReadingsBetween(
              SELECT signal, recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
              FROM readings
              WHERE vehicle_id = $1 AND signal = ANY ($2::text[]) AND recorded_at >= $3 AND recorded_at <= $4
+               AND recorded_at >= coalesce(${ownedSinceSql('$1')}, '-infinity')
              LIMIT $5
            )
            SELECT signal, recorded_at AS "recordedAt", value, source FROM window_rows ORDER BY recorded_at, signal`,
@@ -72,6 +78,7 @@ export async function loadVehicleEventsBetween(
     text: `WITH window_rows AS MATERIALIZED (
              SELECT kind, recorded_at, g FROM vehicle_events
              WHERE vehicle_id = $1 AND recorded_at >= $2 AND recorded_at <= $3
+               AND recorded_at >= coalesce(${ownedSinceSql('$1')}, '-infinity')
              LIMIT $4
            )
            SELECT kind, recorded_at AS "recordedAt", g FROM window_rows ORDER BY recorded_at, kind`,

@@ -12,6 +12,17 @@ export interface OwnershipSpan {
   endedAt: Date | null;
 }
 
+/**
+ * SQL: when the current owner got the vehicle `vehicleId` (an SQL expression) from a previous
+ * owner: the end of the latest closed span, or null for a vehicle that never changed hands (its
+ * first owner's readings, from before it was added too, are its own). The read functions that
+ * keep the ownership boundary (DESIGN §11, docs/ownership.md) read nothing taken before it. One
+ * index-only probe of the closed spans (migration 0023).
+ */
+export function ownedSinceSql(vehicleId: string): string {
+  return `(SELECT max(ended_at) FROM vehicle_ownerships WHERE vehicle_id = ${vehicleId} AND ended_at IS NOT NULL)`;
+}
+
 /** The vehicle's current span (ended_at null), locked for the transfer that ends it. */
 export async function lockCurrentOwnership(q: Queryable, vehicleId: string): Promise<OwnershipSpan | null> {
   const result = await q.query<OwnershipSpan>(

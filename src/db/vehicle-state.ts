@@ -11,7 +11,8 @@
  * `readings` take no part: their inserts lock no vehicle row and run in parallel.
  */
 import { readModelPatches } from '../domain/read-model-patch.js';
-import type { LatestSample } from '../domain/sample.js';
+import { odometerSignals, type LatestSample } from '../domain/sample.js';
+import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
 export interface VehicleSummary {
@@ -93,6 +94,11 @@ export interface StateChange {
 /**
  * Upserts the newest sample per vehicle and signal; a sample older than the stored one never
  * overwrites it (out-of-order arrival). Returns the vehicles whose state moved.
+ *
+ * A sample taken before the vehicle's current owner got it from a previous owner
+ * (db/ownership.ts `ownedSinceSql`) is stored as a reading, for the history report, but never
+ * becomes the latest state: the owner's `signals` show only readings of its own span (DESIGN
+ * §11). The odometer is the exception: it travels with the car.
  */
 export async function upsertLatestSignals(q: Queryable, latest: readonly LatestSample[]): Promise<StateChange[]> {
   if (latest.length === 0) return [];
@@ -102,6 +108,7 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
     name: 'upsert-latest-signals',
     text: `INSERT INTO vehicle_signals AS cur (vehicle_id, signal, recorded_at, value, source, value_changed_at)
            SELECT v, s, t, j, o, t FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, j jsonb, o text)
+           WHERE s = ANY($2::text[]) OR t >= coalesce(${ownedSinceSql('r.v')}, '-infinity')
            ORDER BY v, s
            ON CONFLICT (vehicle_id, signal) DO UPDATE
              SET recorded_at = excluded.recorded_at, value = excluded.value, source = excluded.source,
@@ -110,6 +117,7 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
            RETURNING vehicle_id AS "vehicleId", signal, value_changed_at = recorded_at AS "valueChanged"`,
     values: [
       JSON.stringify(latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt, j: s.value, o: s.source }))),
+      odometerSignals,
     ],
   });
   const byKey = new Map(latest.map((sample) => [`${sample.vehicleId}\u0000${sample.signal}`, sample]));
@@ -121,6 +129,45 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
     changes.set(vehicleId, change);
   }
   return [...changes.values()].sort((a, b) => (a.vehicleId < b.vehicleId ? -1 : 1));
+}
+
+/**
+ * When the vehicle changes hands (src/vehicles/vehicle-transfer.ts; docs/ownership.md), its latest
+ * state keeps only what the new owner may see: the odometer series (they travel with the car) and
+ * samples taken from `since` (the new span's start) on.
+ */
+export async function dropLatestSignalsBefore(q: Queryable, vehicleId: string, since: Date): Promise<void> {
+  await q.query(
+    `DELETE FROM vehicle_signals WHERE vehicle_id = $1 AND signal <> ALL ($2::text[]) AND recorded_at < $3`,
+    [vehicleId, odometerSignals, since],
+  );
+}
+
+/**
+ * The read model's side of dropLatestSignalsBefore: `signals` keep the odometer and the values
+ * observed from `since` on (each key's time is under `observed_at`), `as_of` becomes the newest
+ * time kept, and `health` starts over (the transfer evaluates the new span at once).
+ */
+export async function dropReadModelBefore(q: Queryable, vehicleId: string, since: Date): Promise<void> {
+  await q.query(
+    `WITH current AS (SELECT signals FROM vehicles WHERE id = $1),
+     observed AS (
+       SELECT o.key, o.value FROM current CROSS JOIN jsonb_each(current.signals -> 'observed_at') o
+       WHERE o.key = ANY ($2::text[]) OR (o.value #>> '{}')::timestamptz >= $3
+     ),
+     kept AS (
+       SELECT s.key, s.value FROM current CROSS JOIN jsonb_each(current.signals) s
+       WHERE s.key = 'odometer' OR s.key IN (SELECT key FROM observed WHERE key <> ALL ($2::text[]))
+     )
+     UPDATE vehicles SET
+       signals = (SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM kept)
+         || coalesce((SELECT jsonb_build_object('observed_at', jsonb_object_agg(key, value)) FROM observed HAVING count(*) > 0), '{}'),
+       as_of = (SELECT max((value #>> '{}')::timestamptz) FROM observed),
+       health = DEFAULT,
+       updated_at = clock_timestamp()
+     WHERE id = $1`,
+    [vehicleId, odometerSignals, since],
+  );
 }
 
 /**

@@ -33,6 +33,13 @@ export const signalNames = [
 ] as const;
 export type SignalName = (typeof signalNames)[number];
 
+/**
+ * The odometer series. They travel with the car: a vehicle's new owner keeps its odometer (the
+ * trusted one and its link state), while every other signal is shown and evaluated only from the
+ * moment the owner got the vehicle (DESIGN §11, docs/ownership.md).
+ */
+export const odometerSignals = ['odometer_km', 'gps_odometer_km'] as const;
+
 export type EngineState = 'off' | 'on' | 'idle';
 
 export interface Location {

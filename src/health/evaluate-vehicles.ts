@@ -7,6 +7,13 @@
  * commits after a newer sample of another signal (two ingest transactions, or a payload that
  * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
  * sample older than what was already fed of its own signal is history, as for the latest state.
+ *
+ * Without cascade (a refresh that asked to stop after the vehicle state) only the link rule runs:
+ * the trusted odometer and `link_broken` move, while alerts, health events, runs and monitoring
+ * detection do not happen. The watermarks still advance past the samples it read, so no later
+ * evaluation feeds them to the rules or the detectors (they would fire late, for a moment long
+ * gone). Readings carry no mark of the inbox row they came with: a sample another batch stored for
+ * the vehicle between the refresh's commit and this evaluation is read (and so passed over) too.
  */
 import {
   listActiveVehicleIds,
@@ -18,6 +25,7 @@ import {
   type HealthWrite,
 } from '../db/health.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { odometerSignals } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import {
   detectAndStore,
@@ -31,13 +39,16 @@ import {
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../monitoring/kinds.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
-import { evaluateVehicleHealth } from './evaluate.js';
+import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from './evaluate.js';
 import type { RuleSample } from './types.js';
 
 export interface EvaluationOptions {
   /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */
   skipLocked: boolean;
-  /** False: a refresh asked to stop after the vehicle state; no health events are written. */
+  /**
+   * False: a refresh asked to stop after the vehicle state. Only the link rule runs (trusted
+   * odometer, link state); no alert transitions, health events or monitoring detection.
+   */
   cascade: boolean;
 }
 
@@ -103,10 +114,13 @@ export async function evaluateVehicles(
     detectorWindows,
     maxSamplesPerSignal,
   );
-  const services = await loadLastServices(
-    tx,
-    subjects.map((s) => s.id),
-  );
+  // Only the alert rules and the detectors read the service history.
+  const services = options.cascade
+    ? await loadLastServices(
+        tx,
+        subjects.map((s) => s.id),
+      )
+    : new Map();
   // Most vehicles follow their company's config: merge it once per company, not once per vehicle.
   const companyConfigs = new Map<string, HealthConfig>();
   const configOf = (subject: (typeof subjects)[number]): HealthConfig => {
@@ -125,19 +139,21 @@ export async function evaluateVehicles(
     const newestEvent = events[events.length - 1];
     if (newestEvent) fedThrough[vehicleEventsWatermark] = newestEvent.recordedAt.toISOString();
     const lastServices = services.get(subject.id) ?? {};
-    const result = evaluateVehicleHealth(
-      subject.state,
-      monitored.has(subject.id) ? fed.filter((sample) => isRuleSignal(sample.signal)) : fed,
-      {
-        telematicsProvider: subject.telematicsProvider,
-        createdAt: subject.createdAt,
-        lastServices,
-      },
-      configOf(subject),
-      now,
-      subject.hasTelemetry,
-    );
-    const subscriptions = monitored.get(subject.id);
+    const result = options.cascade
+      ? evaluateVehicleHealth(
+          subject.state,
+          monitored.has(subject.id) ? fed.filter((sample) => isRuleSignal(sample.signal)) : fed,
+          {
+            telematicsProvider: subject.telematicsProvider,
+            createdAt: subject.createdAt,
+            lastServices,
+          },
+          configOf(subject),
+          now,
+          subject.hasTelemetry,
+        )
+      : evaluateVehicleState(subject.state, fed, subject.telematicsProvider, configOf(subject), now);
+    const subscriptions = options.cascade ? monitored.get(subject.id) : undefined;
     if (subscriptions) {
       monitoredEvaluations.push({
         vehicleId: subject.id,
@@ -177,16 +193,55 @@ export async function evaluateVehicles(
       events: result.events,
     };
   });
-  await saveHealth(tx, writes, now, options.cascade);
-  // Monitoring events are the integrator's own product, so a refresh without cascade still detects them.
+  await saveHealth(tx, writes, now);
   const monitoring = await detectAndStore(tx, monitoredEvaluations, now);
   return {
     evaluated: writes.length,
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
-    events: options.cascade ? writes.reduce((sum, w) => sum + w.events.length, 0) : 0,
+    events: writes.reduce((sum, w) => sum + w.events.length, 0),
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
   };
+}
+
+/**
+ * When a vehicle changes hands, in the transfer's transaction (after the vehicle row moved): the
+ * health state restarts from the link state alone (healthStateForNewOwner) and only the odometer
+ * watermarks stay, so the rules and detectors read every other signal anew from the start of the
+ * new owner's span (db/health.ts `loadNewSamples` never reads before it). The vehicle is then
+ * evaluated at once, so its health is the new owner's when the transfer answers.
+ */
+export async function restartHealthForNewOwner(
+  tx: PoolClient,
+  vehicleId: string,
+  now: Date,
+): Promise<EvaluationSummary | null> {
+  const [subject] = await lockHealthSubjects(tx, [vehicleId], false);
+  // A deactivated vehicle is never evaluated again (nothing reactivates one).
+  if (!subject) return null;
+  const state = healthStateForNewOwner(subject.state);
+  const fedThrough = Object.fromEntries(
+    Object.entries(subject.fedThrough).filter(([signal]) => (odometerSignals as readonly string[]).includes(signal)),
+  );
+  await saveHealth(
+    tx,
+    [
+      {
+        vehicleId,
+        companyId: subject.companyId,
+        health: { status: state.status, alerts: [] },
+        linkBroken: null,
+        odometer: null,
+        visibleChange: true,
+        stateChanged: true,
+        state,
+        fedThrough,
+        events: [],
+      },
+    ],
+    now,
+  );
+  return evaluateVehicles(tx, [vehicleId], now, { skipLocked: false, cascade: true });
 }
 
 /** Vehicles per sweep transaction: small enough to keep row locks short. */

@@ -40,6 +40,15 @@ function initialHealthState(): HealthState {
   return { link: initialLinkState(), rules: {}, alerts: [], status: 'unknown', linkReason: null };
 }
 
+/**
+ * Where a vehicle's new owner starts (DESIGN §11): the link state, which holds the trusted
+ * odometer (it travels with the car), and nothing the previous owner's readings made: no rule
+ * state, no alerts, status unknown, no link reason (the transfer lets the tracker go).
+ */
+export function healthStateForNewOwner(previous: HealthState | null): HealthState {
+  return { ...initialHealthState(), link: previous?.link ?? initialLinkState() };
+}
+
 const severityRank = { critical: 0, high: 1, medium: 2, low: 3, info: 4 } as const;
 
 const alertId = (alert: ActiveAlert) => `${alert.type}\u0000${alert.key}`;
@@ -74,6 +83,32 @@ function diffAlerts(previous: readonly ActiveAlert[], current: readonly ActiveAl
 export function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
   const rank = (sample: RuleSample) => (sample.signal === 'engine_state' ? 0 : 1);
   return [...samples].sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime() || rank(a) - rank(b));
+}
+
+/**
+ * An evaluation without cascade (a refresh that asked to stop after the vehicle state, spec/000
+ * VehicleRefreshRequest): the link rule alone follows the new samples, so the trusted odometer and
+ * the link move; no alert rule is fed, and the alerts, the status and what the next evaluation
+ * compares with (`alerts`, `status`, `linkReason`) stay as the last evaluation with cascade left
+ * them. Nothing is reported: no events. The caller still advances the watermarks past these
+ * samples, so a later evaluation never feeds them to the rules or the detectors.
+ */
+export function evaluateVehicleState(
+  previous: HealthState | null,
+  samples: readonly RuleSample[],
+  telematicsProvider: string | null,
+  config: HealthConfig,
+  now: Date,
+): HealthEvaluation {
+  const prev = previous ?? initialHealthState();
+  const link = evaluateLink(prev.link, feedOrder(samples), telematicsProvider, config, now);
+  return {
+    state: { ...prev, link: link.state },
+    health: { status: prev.status, alerts: prev.alerts.map(present) },
+    linkBroken: link.linkBroken,
+    odometer: link.odometer,
+    events: [],
+  };
 }
 
 export function evaluateVehicleHealth(

@@ -20,11 +20,13 @@ import {
   incidents,
   lifetimeMetrics,
   ownership,
+  predictionsOf,
   predictiveInsights,
   serviceHistory,
   type LatestSignals,
+  type Prediction,
 } from './sections.js';
-import type { HistoryReport, ReportTier } from './types.js';
+import type { HistoryReport, ReportTier, VehiclePredictions } from './types.js';
 
 /** Months of data each tier covers; null = all available. */
 export const tierMonths: Readonly<Record<ReportTier, number | null>> = {
@@ -76,9 +78,8 @@ function numberSignal(signals: Record<string, unknown>, name: string): { value: 
   return { value, at: typeof at === 'string' ? at : null };
 }
 
-/** The newest vehicle row's latest battery, oil life and brake lining values. */
-function latestSignals(vehicles: readonly VinVehicle[]): LatestSignals {
-  const signals = vehicles[vehicles.length - 1]?.signals ?? {};
+/** The latest battery, oil life and brake lining values of a vehicle's read model `signals`. */
+function latestSignals(signals: Record<string, unknown>): LatestSignals {
   const battery = numberSignal(signals, 'battery_voltage');
   const oil = numberSignal(signals, 'oil_life_percent');
   const brake = numberSignal(signals, 'brake_lining_percent');
@@ -159,8 +160,52 @@ export function assembleHistoryReport(input: HistoryInput): HistoryReport {
         }
       : null,
     predictive_insights: tierIncludes(tier, 'lifetime')
-      ? predictiveInsights(service, series, metrics, latestSignals(input.vehicles), now)
+      ? predictiveInsights(
+          service,
+          series,
+          metrics,
+          latestSignals(input.vehicles[input.vehicles.length - 1]?.signals ?? {}),
+          now,
+        )
       : null,
     odometer_integrity: integrity,
+  };
+}
+
+export interface PredictionInput {
+  /** The vehicle's read model `signals` (latest battery, oil life, brake lining). */
+  signals: Record<string, unknown>;
+  /** When its current owner got it from a previous owner: harsh braking counts from that UTC day on; null: all. */
+  ownedSince: Date | null;
+  odometerDays: readonly OdometerDay[];
+  dayReadings: readonly OdometerReadingRow[];
+  drivingDays: readonly DrivingDay[];
+  runs: readonly CompletedRunRow[];
+  serviceEntries: readonly ServiceEntryRow[];
+  now: Date;
+}
+
+/**
+ * One vehicle's forecasts as the lifetime report makes them (the same sections over the same
+ * records: its odometer and service history, which travel with the car, and its read model),
+ * except that its driving (the harsh braking rate) counts only its current owner's days
+ * (docs/ownership.md). A forecast resting on no record of the vehicle is null.
+ */
+export function vehiclePredictions(input: PredictionInput): VehiclePredictions {
+  const points = odometerPoints(input.odometerDays, input.dayReadings, null);
+  const series = distanceSeries(points);
+  const fromDay = input.ownedSince?.toISOString().slice(0, 10) ?? '';
+  const metrics = lifetimeMetrics(
+    series,
+    input.drivingDays.filter((d) => d.day >= fromDay),
+    null,
+  );
+  const service = serviceHistory(input.runs, input.serviceEntries, points);
+  const forecasts = predictionsOf(service, series, metrics, latestSignals(input.signals), input.now);
+  const known = (forecast: Prediction) => (forecast.known ? forecast.text : null);
+  return {
+    next_oil_change: known(forecasts.next_oil_change),
+    brake_replacement: known(forecasts.brake_replacement),
+    battery_health: known(forecasts.battery_health),
   };
 }

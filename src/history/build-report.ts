@@ -9,15 +9,16 @@ import {
   listIncidentEvents,
   listOdometerDays,
   listOdometerReadingsOfDays,
+  listPredictionVehicles,
   listServiceEntriesOfVehicles,
   listVinVehicles,
 } from '../db/history.js';
 import { listOwnerships } from '../db/ownership.js';
 import type { Queryable } from '../db/pool.js';
 import { strongBrakingG } from '../monitoring/incidents.js';
-import { assembleHistoryReport, rangeStart } from './assemble.js';
+import { assembleHistoryReport, rangeStart, vehiclePredictions } from './assemble.js';
 import { daysToInspect } from './odometer-series.js';
-import type { HistoryReport, ReportTier } from './types.js';
+import type { HistoryReport, ReportTier, VehiclePredictions } from './types.js';
 import { modelYearOf } from './vin.js';
 
 export interface HistoryReportRequest {
@@ -54,4 +55,43 @@ export async function buildHistoryReport(q: Queryable, request: HistoryReportReq
     serviceEntries,
     incidentEvents,
   });
+}
+
+/**
+ * The `predictions` of premium monitoring events (DESIGN §11) for these vehicles, by vehicle id:
+ * the lifetime report's forecasts from each vehicle's own records, with the driving of its current
+ * owner's span only (assemble.ts `vehiclePredictions`). The same loaders as the report, each one
+ * statement for all the vehicles.
+ */
+export async function loadVehiclePredictions(
+  q: Queryable,
+  vehicleIds: readonly string[],
+  now: Date,
+): Promise<Map<string, VehiclePredictions>> {
+  const predictions = new Map<string, VehiclePredictions>();
+  if (vehicleIds.length === 0) return predictions;
+  const vehicles = await listPredictionVehicles(q, vehicleIds);
+  const odometerDays = await listOdometerDays(q, vehicleIds, null);
+  const drivingDays = await listDrivingDays(q, vehicleIds, null);
+  const runs = await listCompletedRuns(q, vehicleIds, null);
+  const serviceEntries = await listServiceEntriesOfVehicles(q, vehicleIds, null);
+  const dayReadings = await listOdometerReadingsOfDays(q, daysToInspect(odometerDays));
+  const of = <T extends { vehicleId: string }>(rows: readonly T[], id: string) =>
+    rows.filter((r) => r.vehicleId === id);
+  for (const vehicle of vehicles) {
+    predictions.set(
+      vehicle.id,
+      vehiclePredictions({
+        signals: vehicle.signals,
+        ownedSince: vehicle.ownedSince,
+        odometerDays: of(odometerDays, vehicle.id),
+        dayReadings: of(dayReadings, vehicle.id),
+        drivingDays: of(drivingDays, vehicle.id),
+        runs: of(runs, vehicle.id),
+        serviceEntries: of(serviceEntries, vehicle.id),
+        now,
+      }),
+    );
+  }
+  return predictions;
 }

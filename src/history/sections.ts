@@ -205,17 +205,27 @@ function addMonths(at: Date, months: number): Date {
 const fmtMiles = (value: number) => Math.round(value).toLocaleString('en-US');
 
 /**
+ * One forecast: its text, and whether it rests on the vehicle's own records (a reading or a
+ * service on record) rather than on typical figures alone ("No battery voltage reported.").
+ */
+export interface Prediction {
+  text: string;
+  known: boolean;
+}
+
+/**
  * The lifetime tier's forecasts: the oil change from the maintenance interval (health/config.ts
  * defaults) and the last oil service, brakes from the lining sensor or the pad life scaled by the
  * harsh braking rate, the battery from its latest voltage against the battery rule's thresholds.
+ * Premium monitoring events carry the known ones (src/monitoring/event-body.ts).
  */
-export function predictiveInsights(
+export function predictionsOf(
   service: readonly ServiceItem[],
   series: readonly OdometerPoint[],
   metrics: Metrics,
   latest: LatestSignals,
   now: Date,
-): Predictions {
+): Record<keyof Predictions, Prediction> {
   const first = series[0];
   const last = series[series.length - 1];
   const currentMiles = last ? kmToMiles(last.km) : null;
@@ -227,9 +237,12 @@ export function predictiveInsights(
   const interval = `every ${fmtMiles(oil.intervalMiles!)} miles or ${oil.intervalMonths} months`;
   const lastOil = lastOf(/oil/i);
   const oilLife = latest.oilLifePercent ? `Oil life ${Math.round(latest.oilLifePercent.percent)} %. ` : '';
-  let nextOil: string;
+  let nextOil: Prediction;
   if (!lastOil) {
-    nextOil = `${oilLife}No oil change on record; the interval is ${interval}.`;
+    nextOil = {
+      text: `${oilLife}No oil change on record; the interval is ${interval}.`,
+      known: latest.oilLifePercent !== null,
+    };
   } else {
     const dueDate = addMonths(new Date(`${lastOil.date}T00:00:00Z`), oil.intervalMonths!);
     const leftMiles =
@@ -240,40 +253,52 @@ export function predictiveInsights(
         : null;
     const due = byMiles && byMiles < dueDate ? byMiles : dueDate;
     const overdue = due.getTime() <= now.getTime() || (leftMiles !== null && leftMiles <= 0);
-    nextOil =
-      `${oilLife}${overdue ? 'Overdue' : `Due around ${isoDay(due)}`}` +
-      (leftMiles !== null
-        ? ` (${leftMiles > 0 ? `${fmtMiles(leftMiles)} miles left` : `${fmtMiles(-leftMiles)} miles over`})`
-        : '') +
-      `; last oil change ${lastOil.date}, ${interval}.`;
+    nextOil = {
+      text:
+        `${oilLife}${overdue ? 'Overdue' : `Due around ${isoDay(due)}`}` +
+        (leftMiles !== null
+          ? ` (${leftMiles > 0 ? `${fmtMiles(leftMiles)} miles left` : `${fmtMiles(-leftMiles)} miles over`})`
+          : '') +
+        `; last oil change ${lastOil.date}, ${interval}.`,
+      known: true,
+    };
   }
 
-  let brakes: string;
+  let brakes: Prediction;
   if (latest.brakeLiningPercent) {
     const { percent, at } = latest.brakeLiningPercent;
     const low = defaultHealthConfig.brakes.lowPercent;
-    brakes =
-      `Brake lining at ${Math.round(percent)} %${at ? ` on ${at.slice(0, 10)}` : ''}; ` +
-      (percent <= low ? 'replace now.' : `replace at ${low} % or below.`);
+    brakes = {
+      text:
+        `Brake lining at ${Math.round(percent)} %${at ? ` on ${at.slice(0, 10)}` : ''}; ` +
+        (percent <= low ? 'replace now.' : `replace at ${low} % or below.`),
+      known: true,
+    };
   } else {
     const lastBrake = lastOf(/brake/i);
     const drivenMiles = first && last ? kmToMiles(last.km - first.km) : 0;
     const harshPer100 = drivenMiles >= minScoreMiles ? (metrics.harsh_braking_events / drivenMiles) * 100 : 0;
     const life = Math.min(brakePadMiles.max, Math.max(brakePadMiles.min, brakePadMiles.typical / (1 + harshPer100)));
     if (!lastBrake || lastBrake.mileage === null || currentMiles === null) {
-      brakes = `No brake service with a mileage on record; pads typically last ${fmtMiles(brakePadMiles.min)}–${fmtMiles(brakePadMiles.max)} miles, about ${fmtMiles(life)} at this vehicle's braking.`;
+      brakes = {
+        text: `No brake service with a mileage on record; pads typically last ${fmtMiles(brakePadMiles.min)}–${fmtMiles(brakePadMiles.max)} miles, about ${fmtMiles(life)} at this vehicle's braking.`,
+        known: false,
+      };
     } else {
       const left = lastBrake.mileage + life - currentMiles;
-      brakes =
-        left > 0
-          ? `About ${fmtMiles(left)} miles left (estimate: pads last about ${fmtMiles(life)} miles at this vehicle's braking; last brake service ${lastBrake.date}).`
-          : `Due now (estimate: pads last about ${fmtMiles(life)} miles at this vehicle's braking; last brake service ${lastBrake.date}).`;
+      brakes = {
+        text:
+          left > 0
+            ? `About ${fmtMiles(left)} miles left (estimate: pads last about ${fmtMiles(life)} miles at this vehicle's braking; last brake service ${lastBrake.date}).`
+            : `Due now (estimate: pads last about ${fmtMiles(life)} miles at this vehicle's braking; last brake service ${lastBrake.date}).`,
+        known: true,
+      };
     }
   }
 
-  let battery: string;
+  let battery: Prediction;
   if (!latest.batteryVoltage) {
-    battery = 'No battery voltage reported.';
+    battery = { text: 'No battery voltage reported.', known: false };
   } else {
     const { volts, at } = latest.batteryVoltage;
     const { restingLowVolts, restingCriticalVolts, chargingLowVolts } = defaultHealthConfig.battery;
@@ -288,9 +313,28 @@ export function predictiveInsights(
               ? 'Weak'
               : 'Failing';
     const lastBattery = lastOf(/battery/i);
-    battery =
-      `${verdict}: ${volts.toFixed(1)} V${at ? ` on ${at.slice(0, 10)}` : ''}` +
-      (lastBattery ? `; replaced ${lastBattery.date}, 12 V batteries last 3–5 years.` : '.');
+    battery = {
+      text:
+        `${verdict}: ${volts.toFixed(1)} V${at ? ` on ${at.slice(0, 10)}` : ''}` +
+        (lastBattery ? `; replaced ${lastBattery.date}, 12 V batteries last 3–5 years.` : '.'),
+      known: true,
+    };
   }
   return { next_oil_change: nextOil, brake_replacement: brakes, battery_health: battery };
+}
+
+/** The report's `predictive_insights`: every forecast's text, known or not. */
+export function predictiveInsights(
+  service: readonly ServiceItem[],
+  series: readonly OdometerPoint[],
+  metrics: Metrics,
+  latest: LatestSignals,
+  now: Date,
+): Predictions {
+  const forecasts = predictionsOf(service, series, metrics, latest, now);
+  return {
+    next_oil_change: forecasts.next_oil_change.text,
+    brake_replacement: forecasts.brake_replacement.text,
+    battery_health: forecasts.battery_health.text,
+  };
 }

@@ -85,3 +85,11 @@ export interface HistoryReport {
   predictive_insights: { next_oil_change: string; brake_replacement: string; battery_health: string } | null;
   odometer_integrity: OdometerIntegrity;
 }
+
+/**
+ * The `predictions` of premium monitoring events (DESIGN §11): the texts of the report's
+ * `predictive_insights`, each null where the vehicle's records say nothing of it.
+ */
+export type VehiclePredictions = {
+  [K in keyof NonNullable<HistoryReport['predictive_insights']>]: string | null;
+};

@@ -12,6 +12,12 @@ export interface IngestPlan {
   readings: ReadingRow[];
   latest: LatestSample[];
   events: EventRow[];
+  /**
+   * Every mapped vehicle the payload has samples or provider events of: the batch locks them, and
+   * the health stage evaluates them with the payload's cascade flag (the detectors read provider
+   * events, so a vehicle with events only is one of them). `newestAt` is its newest sample's time,
+   * or for a vehicle with events only its newest event's.
+   */
   vehicles: VehicleSummary[];
   unmapped: UnmappedCount[];
 }
@@ -72,12 +78,18 @@ export function planIngest(
   }
 
   const eventRows: EventRow[] = [];
+  const eventOnly = new Map<string, VehicleSummary>();
   for (const event of events) {
     const vehicleId = vehicleIds.get(event.providerVehicleId);
     if (vehicleId) {
       eventRows.push({ vehicleId, kind: event.kind, recordedAt: event.recordedAt, g: event.g, source });
+      if (vehicles.has(vehicleId)) continue;
+      const summary = eventOnly.get(vehicleId);
+      if (!summary) eventOnly.set(vehicleId, { vehicleId, newestAt: event.recordedAt, ecuOdometerAt: null });
+      else if (event.recordedAt > summary.newestAt) summary.newestAt = event.recordedAt;
     }
   }
+  for (const [vehicleId, summary] of eventOnly) vehicles.set(vehicleId, summary);
 
   return {
     readings,

@@ -24,10 +24,11 @@ import {
 } from '../db/monitoring-delivery-queue.js';
 import type { PoolClient } from '../db/pool.js';
 import type { RuleSample } from '../health/types.js';
+import { loadVehiclePredictions } from '../history/build-report.js';
 import { detectMonitoringEvents, monitoringSignals } from './engine.js';
 import { buildMonitoringEventBody } from './event-body.js';
 import { monitoringOptions, type MonitoringKind } from './kinds.js';
-import type { EventSample, Geofence, MonitoringInput } from './types.js';
+import type { Detection, EventSample, Geofence, MonitoringInput } from './types.js';
 
 /** The `fed_through` key of the provider events' watermark (no signal has this name). */
 export const vehicleEventsWatermark = 'vehicle_events';
@@ -148,7 +149,11 @@ export async function detectAndStore(
   await refreshFences(tx, fenceSignatures);
 
   const states: Array<{ id: string; state: Record<string, unknown> }> = [];
-  const events: NewMonitoringEvent[] = [];
+  const detected: Array<{
+    vehicle: MonitoredVehicleEvaluation;
+    subscription: MonitoredSubscription;
+    detection: Detection;
+  }> = [];
   for (const vehicle of vehicles) {
     for (const subscription of vehicle.subscriptions) {
       const options = monitoringOptions(subscription.options);
@@ -164,31 +169,39 @@ export async function detectAndStore(
       // Compared as stored (a JSON round trip drops undefined fields), so an idle sweep writes nothing.
       const stored = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
       if (!isDeepStrictEqual(stored, subscription.detectorState)) states.push({ id: subscription.id, state: stored });
-      for (const detection of detections) {
-        const id = randomUUID();
-        const body = buildMonitoringEventBody(detection, {
-          eventId: id,
-          subscriptionId: subscription.id,
-          vehicleId: vehicle.vehicleId,
-          detectedAt: now,
-          odometerKm: vehicle.health.odometer?.km ?? null,
-          lastServiceAt: vehicle.health.lastServiceAt,
-        });
-        events.push({
-          id,
-          subscriptionId: subscription.id,
-          companyId: subscription.companyId,
-          vehicleId: vehicle.vehicleId,
-          kind: detection.kind,
-          episodeKey: detection.key,
-          severity: detection.severity,
-          occurredAt: detection.occurredAt,
-          detectedAt: now,
-          body: JSON.stringify(body),
-        });
-      }
+      for (const detection of detections) detected.push({ vehicle, subscription, detection });
     }
   }
+  // Premium covers all events plus predictions: read once per vehicle, only when a premium event came.
+  const predictions = await loadVehiclePredictions(
+    tx,
+    [...new Set(detected.filter((d) => d.subscription.tier === 'premium').map((d) => d.vehicle.vehicleId))],
+    now,
+  );
+  const events: NewMonitoringEvent[] = detected.map(({ vehicle, subscription, detection }) => {
+    const id = randomUUID();
+    const body = buildMonitoringEventBody(detection, {
+      eventId: id,
+      subscriptionId: subscription.id,
+      vehicleId: vehicle.vehicleId,
+      detectedAt: now,
+      odometerKm: vehicle.health.odometer?.km ?? null,
+      lastServiceAt: vehicle.health.lastServiceAt,
+      ...(subscription.tier === 'premium' ? { predictions: predictions.get(vehicle.vehicleId) } : {}),
+    });
+    return {
+      id,
+      subscriptionId: subscription.id,
+      companyId: subscription.companyId,
+      vehicleId: vehicle.vehicleId,
+      kind: detection.kind,
+      episodeKey: detection.key,
+      severity: detection.severity,
+      occurredAt: detection.occurredAt,
+      detectedAt: now,
+      body: JSON.stringify(body),
+    };
+  });
   await saveDetectorStates(tx, states);
   const lanes = await insertMonitoringEvents(tx, events);
   return { lanes, kinds: events.map((e) => e.kind) };

@@ -3,8 +3,10 @@
  * `occurred_at`; DESIGN §11), built once per event: the worker stores its JSON bytes and sends
  * them unchanged on every attempt. `timestamp` is when the event was detected, `occurred_at` when
  * the triggering reading was taken; `current_mileage` is the trusted odometer in miles (0.1 mi).
+ * A premium subscription's body adds `predictions` (the vehicle's forecasts at detection).
  */
 import { isoDate } from '../health/dates.js';
+import type { VehiclePredictions } from '../history/types.js';
 import { kmToMiles } from '../domain/units.js';
 import { actionsOf, estimatedCostOf, kindProfiles } from './profiles.js';
 import type { Detection, MonitoringEventBody } from './types.js';
@@ -18,6 +20,8 @@ export interface MonitoringEventContext {
   odometerKm: number | null;
   /** The vehicle's most recent service of any type. */
   lastServiceAt: Date | null;
+  /** Premium subscriptions: the vehicle's forecasts (history/build-report.ts `loadVehiclePredictions`). */
+  predictions?: VehiclePredictions;
 }
 
 export function buildMonitoringEventBody(detection: Detection, context: MonitoringEventContext): MonitoringEventBody {
@@ -37,6 +41,7 @@ export function buildMonitoringEventBody(detection: Detection, context: Monitori
       estimated_cost: estimatedCostOf(detection),
     },
     actions: actionsOf(detection.kind, detection.severity),
+    ...(context.predictions ? { predictions: context.predictions } : {}),
   };
 }
 

@@ -41,8 +41,6 @@ export function isMaintenanceAlert(alert: ActiveAlert): boolean {
   return typeof alert.overdue === 'boolean';
 }
 
-export const odometerSignals = ['odometer_km', 'gps_odometer_km'] as const;
-
 export function followHealthAlerts(parts: FollowedAlerts): Detector<FollowedAlertsState> {
   return {
     kind: parts.kind,

@@ -21,6 +21,7 @@
  * follow the health alerts' episodes and thresholds.
  */
 import type { RuleSample, ActiveAlert } from '../health/types.js';
+import type { VehiclePredictions } from '../history/types.js';
 import type { ProviderEventKind } from '../domain/sample.js';
 import type { AlertSeverity, LinkBroken } from '../domain/vehicle.js';
 import type { MonitoringKind, MonitoringOptions } from './kinds.js';
@@ -112,4 +113,9 @@ export interface MonitoringEventBody {
     estimated_cost: string | null;
   };
   actions: { recommended: string; urgent: boolean; can_drive: boolean };
+  /**
+   * Premium subscriptions only ("premium covers all events plus predictions"): the lifetime
+   * report's forecasts for the vehicle, null where unknown. Absent from basic and standard bodies.
+   */
+  predictions?: VehiclePredictions;
 }

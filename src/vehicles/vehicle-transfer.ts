@@ -5,6 +5,12 @@
  * the VIN). What tied the vehicle to the old company is let go (db/ownership.ts), and the old
  * company's monitoring subscriptions on it end. An open run belongs to the old company's work, so
  * it must be completed or dismissed first.
+ *
+ * The new owner sees the vehicle's data only from `at` on (DESIGN §11, docs/ownership.md): the
+ * latest state and the read model keep the odometer and what was taken from `at` on, and the
+ * health state restarts from the link state (the trusted odometer) and is evaluated over the new
+ * span, all in this transaction. Every later read (live detectors, dry run, `signals`) starts at
+ * the new span by itself.
  */
 import type { VehicleRecord } from '../domain/vehicle.js';
 import { findCompany } from '../db/companies.js';
@@ -17,8 +23,10 @@ import {
 } from '../db/ownership.js';
 import type { PoolClient } from '../db/pool.js';
 import { lockOpenRunOfVehicle } from '../db/runs.js';
+import { dropLatestSignalsBefore, dropReadModelBefore } from '../db/vehicle-state.js';
 import { findVehicle, lockVehicle } from '../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
+import { restartHealthForNewOwner } from '../health/evaluate-vehicles.js';
 
 export async function transferVehicle(
   tx: PoolClient,
@@ -53,6 +61,9 @@ export async function transferVehicle(
   await endOwnership(tx, vehicleId, when);
   await startOwnership(tx, vehicleId, toCompanyId, when);
   await moveVehicleToCompany(tx, vehicleId, toCompanyId);
+  await dropLatestSignalsBefore(tx, vehicleId, when);
+  await dropReadModelBefore(tx, vehicleId, when);
   await endVehicleSubscriptions(tx, vehicleId, fromCompanyId);
+  await restartHealthForNewOwner(tx, vehicleId, now);
   return (await findVehicle(tx, toCompanyId, vehicleId))!;
 }

@@ -34,6 +34,8 @@ export interface Verification {
     battery_health: 'good' | 'weak' | 'low' | 'unknown';
     fuel_level: number | null;
     check_engine: boolean | null;
+    /** The spec's descriptive name for the same lamp (both variants of its `condition` are answered). */
+    check_engine_light: boolean | null;
     tire_pressure: 'ok' | 'low' | 'unknown';
     last_maintenance: string | null;
   };
@@ -156,11 +158,13 @@ export function buildVerification(input: VerificationInput): Verification {
   if (level === 'basic') return answer;
   const volts = numberSignal(signals, 'battery_voltage');
   const tires = objectSignal(signals, 'tire_pressure_kpa');
+  const lamp = checkEngine(signals);
   answer.condition = {
     battery_voltage: volts,
     battery_health: batteryHealth(volts),
     fuel_level: numberSignal(signals, 'fuel_percent'),
-    check_engine: checkEngine(signals),
+    check_engine: lamp,
+    check_engine_light: lamp,
     tire_pressure: tirePressure(tires),
     last_maintenance: input.lastMaintenanceAt ? input.lastMaintenanceAt.toISOString().slice(0, 10) : null,
   };

@@ -110,6 +110,7 @@ describe('instant verification levels', () => {
       battery_health: 'good',
       fuel_level: 64,
       check_engine: false,
+      check_engine_light: false,
       tire_pressure: 'low',
       last_maintenance: null,
     });

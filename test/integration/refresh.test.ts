@@ -1,24 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueHealthEvaluations } from '../../src/health/enqueue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
 import { createConnection, settle } from '../helpers/ingest.js';
+import { v1 } from '../helpers/monitoring.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let t: TestApp;
 let samsaraApi: FakeProvider;
+let receiver: Receiver;
 let acme: { id: string; key: string };
 let samsaraConnection: { id: string };
 
-const snapshot = (vehicleId: string) => ({
-  data: [
-    {
-      id: vehicleId,
-      name: 'Truck',
-      obdOdometerMeters: { time: '2026-11-22T08:00:00Z', value: 200_000_000 },
-      fuelPercent: { time: '2026-11-22T08:00:00Z', value: 40 },
-    },
-  ],
-  pagination: { endCursor: '', hasNextPage: false },
-});
+/** Provider vehicle ids whose snapshot shows a running engine at 115 °C (a critical coolant alert), taken now. */
+const overheating = new Set<string>();
+
+const snapshot = (vehicleId: string) => {
+  const hot = overheating.has(vehicleId);
+  const time = hot ? new Date().toISOString() : '2026-11-22T08:00:00Z';
+  return {
+    data: [
+      {
+        id: vehicleId,
+        name: 'Truck',
+        obdOdometerMeters: { time, value: 200_000_000 },
+        fuelPercent: { time, value: 40 },
+        ...(hot
+          ? {
+              engineState: { time, value: 'On' },
+              engineCoolantTemperatureMilliC: { time, value: 115_000 },
+            }
+          : {}),
+      },
+    ],
+    pagination: { endCursor: '', hasNextPage: false },
+  };
+};
 let nextVehicle = 0;
 const samsaraVehicle = (body: Record<string, unknown> = {}) =>
   t.createVehicle(acme.id, {
@@ -30,6 +47,7 @@ const samsaraVehicle = (body: Record<string, unknown> = {}) =>
 beforeAll(async () => {
   t = await createTestApp({ WEBHOOK_ALLOW_NETS: '127.0.0.1/32' });
   samsaraApi = await startFakeProvider();
+  receiver = await startReceiver();
   samsaraApi.on('GET /fleet/vehicles/stats', (request) => ({ body: snapshot(request.query.get('vehicleIds') ?? '') }));
   acme = await t.createCompany();
   samsaraConnection = await createConnection(t, acme.id, 'samsara', {
@@ -41,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await samsaraApi.close();
+  await receiver.close();
 });
 
 async function refresh(vehicleId: string, key = acme.key, body?: unknown) {
@@ -117,8 +136,10 @@ describe('POST /vehicles/{id}/refresh', () => {
     expect(vehicle.signals).toMatchObject({ fuel_percent: 40, odometer: { km: 200_000, source: 'samsara' } });
     const request = samsaraApi.requests.find((r) => r.path === '/fleet/vehicles/stats');
     expect(request?.headers.authorization).toBe('Bearer tok');
-    // cascade false stops after the vehicle state: health is evaluated, but no health events go on to the runs stage.
-    expect(vehicle.health.status).toBe('ok');
+    // cascade false stops after the vehicle state: the link follows the new odometer, health is not
+    // judged again and no health event is written.
+    expect(vehicle.link_broken).toBeNull();
+    expect(vehicle.health.status).toBe('unknown');
     expect(await healthEvents(truck.id)).toEqual(before);
     // The same pull with cascade (the default) emits the changes it makes.
     const other = await samsaraVehicle();
@@ -128,6 +149,87 @@ describe('POST /vehicles/{id}/refresh', () => {
     await expect
       .poll(() => healthEvents(other.id), { timeout: 10_000 })
       .toEqual([...otherBefore, ['status_changed', 'ok']]);
+    await workers.close();
+  });
+
+  it('cascade false moves the vehicle state and nothing downstream: no alert, run or monitoring event, then or later', async () => {
+    const workers = await t.startWorkers(['pull', 'ingest', 'health', 'runs', 'webhooks']);
+    await settle(t);
+    /** A vehicle running at 115 °C, watched by a basic subscription for coolant_temperature_high. */
+    const overheatingTruck = async () => {
+      const truck = await samsaraVehicle();
+      overheating.add(truck.provider_vehicle_id);
+      const subscription = await v1(t, 'POST', '/runs/subscribe', acme.key, {
+        vehicle_id: truck.id,
+        webhook_url: `${receiver.url}/hooks/${truck.id}`,
+        tier: 'basic',
+        events: ['coolant_temperature_high'],
+      });
+      expect(subscription.statusCode, subscription.body).toBe(201);
+      return { id: truck.id as string, subscriptionId: subscription.json().data.id as string };
+    };
+    const downstream = async (vehicleId: string, subscriptionId: string) => {
+      const { rows } = await t.pool.query(
+        // Alert events, and status changes to critical (what runs are opened for).
+        `SELECT (SELECT count(*)::int FROM health_events WHERE vehicle_id = $1
+                   AND (kind LIKE 'alert_%' OR payload ->> 'to' = 'critical')) AS alert_events,
+                (SELECT count(*)::int FROM runs WHERE vehicle_id = $1) AS runs,
+                (SELECT count(*)::int FROM monitoring_events WHERE subscription_id = $2) AS monitoring_events`,
+        [vehicleId, subscriptionId],
+      );
+      return { ...rows[0], deliveries: receiver.received.filter((r) => r.path === `/hooks/${vehicleId}`).length };
+    };
+    const refreshed = async (vehicleId: string, cascade: boolean) => {
+      const { refresh_id: refreshId } = (await refresh(vehicleId, acme.key, { cascade })).json().data;
+      await expect
+        .poll(
+          async () =>
+            (
+              await t.pool.query(
+                `SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1 AND processed_at IS NOT NULL`,
+                [refreshId],
+              )
+            ).rows[0].n,
+          { timeout: 10_000 },
+        )
+        .toBe(1);
+      await settle(t);
+      return (await t.api('GET', `/vehicles/${vehicleId}`, acme.key)).json().data;
+    };
+
+    const quiet = await overheatingTruck();
+    await settle(t);
+    const before = await downstream(quiet.id, quiet.subscriptionId);
+    const vehicle = await refreshed(quiet.id, false);
+    // The vehicle state moved: latest signals, the odometer, the link.
+    expect(vehicle.signals).toMatchObject({ coolant_temp_c: 115, engine_state: 'on', odometer: { km: 200_000 } });
+    expect(vehicle.link_broken).toBeNull();
+    // Nothing downstream: no alert, no health event, no run, no monitoring event or delivery.
+    expect(vehicle.health.alerts).toEqual([]);
+    expect(await downstream(quiet.id, quiet.subscriptionId)).toEqual(before);
+    // The samples it passed over never fire later: the next evaluation with cascade reads nothing new
+    // (it judges the status again from the link and the alerts it has: unknown becomes ok).
+    await enqueueHealthEvaluations(t.queues, [quiet.id], true);
+    await settle(t);
+    expect((await t.api('GET', `/vehicles/${quiet.id}`, acme.key)).json().data.health.alerts).toEqual([]);
+    expect(await downstream(quiet.id, quiet.subscriptionId)).toEqual(before);
+
+    // The same pull with cascade: the alert, the run and the monitoring event all follow.
+    const loud = await overheatingTruck();
+    await settle(t);
+    const cascaded = await refreshed(loud.id, true);
+    expect(cascaded.health).toMatchObject({
+      status: 'critical',
+      alerts: [expect.objectContaining({ type: 'coolant_temperature_high', severity: 'critical' })],
+    });
+    await expect
+      .poll(() => downstream(loud.id, loud.subscriptionId), { timeout: 15_000 })
+      .toMatchObject({ runs: 1, monitoring_events: 1, deliveries: 1 });
+    const kinds = (
+      await t.pool.query(`SELECT kind FROM health_events WHERE vehicle_id = $1 ORDER BY id`, [loud.id])
+    ).rows.map((r) => r.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['alert_opened', 'status_changed']));
+    expect(receiver.received.find((r) => r.path === `/hooks/${loud.id}`)?.json.event).toBe('coolant_temperature_high');
     await workers.close();
   });
 

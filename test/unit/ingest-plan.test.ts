@@ -83,6 +83,16 @@ describe('planIngest', () => {
     expect(plan.events).toEqual([
       { vehicleId: 'v-a', kind: 'hard_brake', recordedAt: at(2), g: 0.45, source: 'motive' },
     ]);
+    // A vehicle with events only is one of the payload's vehicles (locked, and evaluated with its cascade flag).
+    expect(plan.vehicles).toEqual([{ vehicleId: 'v-a', newestAt: at(2), ecuOdometerAt: null }]);
+    const withSamples = planIngest(
+      [sample('truck-2', 'fuel_percent', 1, 50)],
+      [{ providerVehicleId: 'truck-2', kind: 'hard_brake', recordedAt: at(2), g: 0.45 }],
+      ids,
+      'motive',
+      'conn-1',
+    );
+    expect(withSamples.vehicles).toEqual([{ vehicleId: 'v-a', newestAt: at(1), ecuOdometerAt: null }]);
   });
 });
 

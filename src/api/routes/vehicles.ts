@@ -52,7 +52,9 @@ const RefreshRequest = Type.Object(
   {
     cascade: Type.Boolean({
       default: true,
-      description: 'Run downstream processing (alerts, runs) after the refresh.',
+      description:
+        'Run downstream processing (alerts, runs, monitoring events) after the refresh. false: only the vehicle ' +
+        'state (latest signals, odometer, link state) moves, and its samples never reach the alerts or detectors.',
     }),
   },
   { additionalProperties: false },

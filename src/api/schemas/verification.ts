@@ -43,6 +43,9 @@ export const Verification = Type.Object({
         battery_health: StringEnum(['good', 'weak', 'low', 'unknown']),
         fuel_level: NullableNumber,
         check_engine: Nullable(Type.Boolean()),
+        check_engine_light: Nullable(
+          Type.Boolean({ description: "The spec's descriptive variant of check_engine: the same value." }),
+        ),
         tire_pressure: StringEnum(['ok', 'low', 'unknown']),
         last_maintenance: NullableString,
       },

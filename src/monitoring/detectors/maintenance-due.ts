@@ -3,7 +3,8 @@
  * inspection, …: src/health/config.ts, research/health-rules.md §3), one episode per item (key =
  * the item, e.g. `tire_rotation`). Re-armed when the item's alert resolves (a service entry).
  */
-import { followHealthAlerts, isMaintenanceAlert, odometerSignals } from '../health-alerts.js';
+import { odometerSignals } from '../../domain/sample.js';
+import { followHealthAlerts, isMaintenanceAlert } from '../health-alerts.js';
 
 export const maintenanceDueDetector = followHealthAlerts({
   kind: 'maintenance_due',

@@ -3,7 +3,8 @@
  * 500 mi / 14 days of 5,000 mi / 6 months, or overdue; src/health/config.ts, research/
  * health-rules.md §3). Re-armed when the alert resolves (a service entry). Key `oil_change`.
  */
-import { followHealthAlerts, isMaintenanceAlert, odometerSignals } from '../health-alerts.js';
+import { odometerSignals } from '../../domain/sample.js';
+import { followHealthAlerts, isMaintenanceAlert } from '../health-alerts.js';
 
 export const oilChangeNeededDetector = followHealthAlerts({
   kind: 'oil_change_needed',

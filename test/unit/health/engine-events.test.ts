@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { milesToKm } from '../../../src/domain/units.js';
 import { defaultHealthConfig } from '../../../src/health/config.js';
-import { evaluateVehicleHealth, type HealthState } from '../../../src/health/evaluate.js';
+import { evaluateVehicleHealth, evaluateVehicleState, type HealthState } from '../../../src/health/evaluate.js';
 import type { RuleSample, VehicleFacts } from '../../../src/health/types.js';
 import { at, sample } from '../../helpers/rule-harness.js';
 
@@ -72,5 +72,35 @@ describe('health engine events', () => {
     expect(soon([sample('odometer_km', 0, milesToKm(14_700))], 60)).toContainEqual(
       expect.objectContaining({ kind: 'alert_opened', type: 'oil_change', overdue: false, due_miles_remaining: 300 }),
     );
+  });
+
+  it('without cascade only the link follows: the odometer and link move, alerts and status stay, nothing is reported', () => {
+    const facts = { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} };
+    const first = evaluateVehicleHealth(
+      null,
+      [sample('odometer_km', 0, 1000), sample('fuel_percent', 0, 50), sample('engine_state', 0, 'on')],
+      facts,
+      defaultHealthConfig,
+      at(60),
+      true,
+    );
+    expect(first.health.status).toBe('ok');
+    // Eight days later a refresh without cascade brings an overheating engine and a new odometer.
+    const quiet = evaluateVehicleState(
+      first.state,
+      [sample('odometer_km', 8 * day, 1100), sample('coolant_temp_c', 8 * day, 120)],
+      'generic',
+      defaultHealthConfig,
+      at(8 * day + 60),
+    );
+    expect(quiet.events).toEqual([]);
+    expect(quiet.odometer).toEqual({ km: 1100, at: at(8 * day), source: 'generic' });
+    expect(quiet.linkBroken).toBeNull();
+    expect(quiet.health).toEqual(first.health);
+    expect(quiet.state).toEqual({ ...first.state, link: quiet.state.link });
+    // The evaluation with cascade that follows judges what it is fed, never the samples passed over.
+    const next = evaluateVehicleHealth(quiet.state, [], facts, defaultHealthConfig, at(8 * day + 120), true);
+    expect(next.events).toEqual([]);
+    expect(next.health).toEqual(first.health);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DrivingDay, OdometerDay, OdometerReadingRow } from '../../../src/db/history.js';
 import { milesToKm } from '../../../src/domain/units.js';
-import { assembleHistoryReport, rangeStart, type HistoryInput } from '../../../src/history/assemble.js';
+import {
+  assembleHistoryReport,
+  rangeStart,
+  vehiclePredictions,
+  type HistoryInput,
+} from '../../../src/history/assemble.js';
 import { daysToInspect } from '../../../src/history/odometer-series.js';
 import { reportTiers } from '../../../src/history/types.js';
 
@@ -507,5 +512,71 @@ describe('predictive insights', () => {
         "No brake service with a mileage on record; pads typically last 30,000–70,000 miles, about 50,000 at this vehicle's braking.",
       battery_health: 'No battery voltage reported.',
     });
+  });
+});
+
+describe('vehicle predictions (premium monitoring events)', () => {
+  const records = {
+    odometerDays: [day('2026-10-25', 10_000, 10_000), day('2026-11-24', 10_900, 10_900)],
+    dayReadings: [],
+    runs: [],
+    serviceEntries: [
+      {
+        vehicleId: vehicleA,
+        type: 'oil_change',
+        performedAt: new Date('2026-10-25T09:00:00Z'),
+        odometerKm: milesToKm(10_000),
+      },
+      { vehicleId: vehicleA, type: 'brake_pads', performedAt: new Date('2026-10-25T09:00:00Z'), odometerKm: null },
+    ],
+  };
+  const signals = { battery_voltage: 12.65, observed_at: { battery_voltage: '2026-11-23T10:00:00Z' } };
+
+  it("are the lifetime report's texts for the vehicle, null where its records say nothing", () => {
+    const report = assembleHistoryReport(
+      input({
+        tier: 'lifetime',
+        vehicles: [{ id: vehicleA, make: null, model: null, year: null, createdAt: new Date('2024-01-01Z'), signals }],
+        ...records,
+      }),
+    );
+    const predictions = vehiclePredictions({ signals, ownedSince: null, drivingDays: [], now, ...records });
+    expect(predictions).toEqual({
+      next_oil_change: report.predictive_insights!.next_oil_change,
+      // No lining reading and no brake service with a mileage: the report's typical figures only.
+      brake_replacement: null,
+      battery_health: report.predictive_insights!.battery_health,
+    });
+    expect(predictions.battery_health).toBe('Good: 12.7 V on 2026-11-23.');
+    expect(
+      vehiclePredictions({ signals: {}, ownedSince: null, now, drivingDays: [], ...records, serviceEntries: [] }),
+    ).toEqual({ next_oil_change: null, brake_replacement: null, battery_health: null });
+    // Oil life alone is a reading of the vehicle.
+    expect(
+      vehiclePredictions({
+        signals: { oil_life_percent: 40 },
+        ownedSince: null,
+        now,
+        drivingDays: [],
+        ...records,
+        serviceEntries: [],
+      }).next_oil_change,
+    ).toBe('Oil life 40 %. No oil change on record; the interval is every 5,000 miles or 6 months.');
+  });
+
+  it("count the harsh braking of the current owner's days only", () => {
+    const brakeService = {
+      vehicleId: vehicleA,
+      type: 'brake_pads',
+      performedAt: new Date('2026-10-25T09:00:00Z'),
+      odometerKm: milesToKm(10_000),
+    };
+    const drivingDays = [driving('2026-10-30', { hardBrakes: 40 }), driving('2026-11-10', { hardBrakes: 0 })];
+    const brakes = (ownedSince: Date | null) =>
+      vehiclePredictions({ signals: {}, ownedSince, now, drivingDays, ...records, serviceEntries: [brakeService] })
+        .brake_replacement;
+    // 40 harsh brakes in 900 miles shorten the pads' life to the 30,000-mile floor; without them, 50,000.
+    expect(brakes(null)).toContain('pads last about 30,000 miles');
+    expect(brakes(new Date('2026-11-01T00:00:00Z'))).toContain('pads last about 50,000 miles');
   });
 });

@@ -25,6 +25,19 @@ const context = {
 const severities: AlertSeverity[] = ['info', 'low', 'medium', 'high', 'critical'];
 
 describe('buildMonitoringEventBody', () => {
+  it('adds the predictions a premium subscription gets, after actions; without them there is no key', () => {
+    const predictions = {
+      next_oil_change: 'Overdue (1,200 miles over); last oil change 2026-05-02, every 5,000 miles or 6 months.',
+      brake_replacement: null,
+      battery_health: 'Good: 12.6 V on 2026-11-21.',
+    };
+    const premium = buildMonitoringEventBody(detection, { ...context, predictions });
+    expect(premium.predictions).toEqual(predictions);
+    expect(Object.keys(premium).at(-1)).toBe('predictions');
+    expect(JSON.parse(JSON.stringify(premium)).predictions.brake_replacement).toBeNull();
+    expect('predictions' in buildMonitoringEventBody(detection, context)).toBe(false);
+  });
+
   it('has exactly the fields of DESIGN §11, in order, with times, miles and the service date', () => {
     const body = buildMonitoringEventBody(detection, context);
     expect(body).toEqual({

@@ -98,10 +98,16 @@ describe('levels and condition', () => {
     expect(v.condition?.battery_health).toBe(health);
   });
 
-  it('check engine comes from the lamp, else from a MIL-lit DTC, else unknown', () => {
-    const check = (signals: Record<string, unknown>) =>
-      buildVerification(input(signals, 'standard')).condition?.check_engine;
+  it('check engine comes from the lamp, else from a MIL-lit DTC, else unknown; check_engine_light says the same', () => {
+    const check = (signals: Record<string, unknown>) => {
+      const condition = buildVerification(input(signals, 'standard')).condition!;
+      expect(condition.check_engine_light).toBe(condition.check_engine);
+      return condition.check_engine;
+    };
     expect(check({ check_engine_light: true })).toBe(true);
+    expect(check({ check_engine_light: false, dtcs: [{ code: 'P0300', system: 'powertrain', mil: true }] })).toBe(
+      false,
+    );
     expect(check({ dtcs: [{ code: 'P0300', system: 'powertrain', mil: true }] })).toBe(true);
     expect(check({ dtcs: [] })).toBe(false);
     expect(check({})).toBeNull();

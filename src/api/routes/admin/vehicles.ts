@@ -112,7 +112,9 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: ()
         summary: 'Move a vehicle to another company (its history stays with the VIN)',
         description:
           'Ends the current ownership and starts the new one at `at`; the provider connection, home location and ' +
-          "the old company's monitoring subscriptions of the vehicle are let go. 409 while the vehicle has an open run.",
+          "the old company's monitoring subscriptions of the vehicle are let go. The new company sees the vehicle's " +
+          'readings from `at` on only (the odometer travels with the car; docs/ownership.md). 409 while the vehicle ' +
+          'has an open run.',
         security: adminSecurity,
         params: VehicleParams,
         body: VehicleTransfer,
