@@ -89,8 +89,15 @@ function expectedEdges(fences: Array<{ name: string; area: Polygon }>, fixes: Fi
   return edges.sort();
 }
 
-/** Location readings of `vehicleId`, written as ingest writes them. */
+/**
+ * Location readings of `vehicleId`, written as ingest writes them; the vehicle's ownership span is
+ * moved back before them (a company sees only what its vehicle recorded while it owned it).
+ */
 async function insertFixes(t: TestApp, vehicleId: string, fixes: Fix[]): Promise<void> {
+  await t.pool.query(`UPDATE vehicle_ownerships SET started_at = $2 WHERE vehicle_id = $1 AND ended_at IS NULL`, [
+    vehicleId,
+    new Date(Math.min(...fixes.map((f) => f.atMs)) - 86_400_000),
+  ]);
   await t.pool.query(
     `INSERT INTO readings (vehicle_id, signal, recorded_at, value_json, source)
      SELECT $1, 'location', to_timestamp(at / 1000.0), jsonb_build_object('lat', lat, 'lon', lon, 'heading', 0), 'generic'
