@@ -96,7 +96,7 @@ function expectedEdges(fences: Array<{ name: string; area: Polygon }>, fixes: Fi
 async function insertFixes(t: TestApp, vehicleId: string, fixes: Fix[]): Promise<void> {
   await t.pool.query(`UPDATE vehicle_ownerships SET started_at = $2 WHERE vehicle_id = $1 AND ended_at IS NULL`, [
     vehicleId,
-    new Date(Math.min(...fixes.map((f) => f.atMs)) - 86_400_000),
+    new Date(fixes.reduce((min, f) => Math.min(min, f.atMs), Infinity) - 86_400_000),
   ]);
   await t.pool.query(
     `INSERT INTO readings (vehicle_id, signal, recorded_at, value_json, source)
