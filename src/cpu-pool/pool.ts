@@ -26,6 +26,7 @@ import type { Logger } from '../log.js';
 import type { DryRunInput } from '../monitoring/dry-run.js';
 import type { Detection } from '../monitoring/types.js';
 import { projectRoot } from '../paths.js';
+import { SharedFenceCache, type GeofenceText, type SharedFences } from './shared-fences.js';
 import type { DryRunOutcome, DryRunTask, HistoryPdfTask } from './tasks.js';
 
 /** A thread idle this long is stopped (the next task starts one again, in about 100 ms). */
@@ -53,6 +54,7 @@ export class CpuPool {
   private readonly budgetMs: number;
   private readonly maxQueue: number;
   private readonly maxFenceTests: number;
+  private readonly fences = new SharedFenceCache();
 
   constructor(
     config: Pick<Config, 'cpuPoolThreads' | 'cpuPoolQueue' | 'cpuTaskBudgetMs' | 'monitoringDryRunMaxFenceTests'>,
@@ -70,11 +72,23 @@ export class CpuPool {
     });
   }
 
-  /** The events of a dry run (src/monitoring/dry-run.ts), computed on a thread within the budgets. */
-  async dryRun(input: DryRunInput, companyId: string): Promise<Detection[]> {
+  /**
+   * The fences with these ids (a version: fences never change) in shared memory for the threads;
+   * `load` reads them when this process has not shared that version yet (src/cpu-pool/shared-fences.ts).
+   */
+  sharedFences(ids: readonly string[], load: () => Promise<GeofenceText[]>): Promise<SharedFences> {
+    return this.fences.get(ids, load);
+  }
+
+  /** The events of a dry run (src/monitoring/dry-run.ts) over these fences, computed on a thread within the budgets. */
+  async dryRun(
+    input: Omit<DryRunInput, 'geofences' | 'maxFenceTests'>,
+    fences: SharedFences,
+    companyId: string,
+  ): Promise<Detection[]> {
     const outcome = await this.run<DryRunOutcome>(
       'dryRun',
-      (started): DryRunTask => ({ started, input: { ...input, maxFenceTests: this.maxFenceTests } }),
+      (started): DryRunTask => ({ started, input: { ...input, maxFenceTests: this.maxFenceTests }, fences }),
       { companyId, what: 'the dry run' },
     );
     if (outcome.ok) return outcome.detections;

@@ -9,6 +9,7 @@ import type { HistoryReport } from '../history/types.js';
 import { renderHistoryReportPdf } from '../history/pdf/render.js';
 import { dryRunMonitoring, FenceTestsExceeded, type DryRunInput } from '../monitoring/dry-run.js';
 import type { Detection } from '../monitoring/types.js';
+import { sharedGeofences, type SharedFences } from './shared-fences.js';
 
 interface Task {
   /** Receives one message when the task starts running on its thread. */
@@ -16,7 +17,8 @@ interface Task {
 }
 
 export interface DryRunTask extends Task {
-  input: DryRunInput;
+  input: Omit<DryRunInput, 'geofences'>;
+  fences: SharedFences;
 }
 
 export type DryRunOutcome = { ok: true; detections: Detection[] } | { ok: false; maxFenceTests: number };
@@ -30,10 +32,10 @@ function announce(started: MessagePort): void {
   started.close();
 }
 
-export function dryRun({ started, input }: DryRunTask): DryRunOutcome {
+export function dryRun({ started, input, fences }: DryRunTask): DryRunOutcome {
   announce(started);
   try {
-    return { ok: true, detections: dryRunMonitoring(input) };
+    return { ok: true, detections: dryRunMonitoring({ ...input, geofences: sharedGeofences(fences) }) };
   } catch (error) {
     if (error instanceof FenceTestsExceeded) return { ok: false, maxFenceTests: error.maxFenceTests };
     throw error;

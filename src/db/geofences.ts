@@ -83,18 +83,38 @@ export async function deleteGeofence(q: Queryable, companyId: string, id: string
 }
 
 /**
- * The company's live geofences among `ids`, or all of them when `ids` is null (a subscription
- * without options.geofence_ids watches every fence of its company).
+ * Ids of the company's live geofences among `ids`, or of all of them when `ids` is null (a
+ * subscription without options.geofence_ids watches every fence of its company), oldest first.
+ * Fences never change once created, so this list is also the version of the fences it names.
  */
-export async function loadGeofences(
+export async function loadGeofenceIds(
   q: Queryable,
   companyId: string,
   ids: readonly string[] | null,
-): Promise<GeofenceRecord[]> {
-  const result = await q.query<GeofenceRecord>(
-    `SELECT ${columns} FROM geofences
+): Promise<string[]> {
+  const result = await q.query<{ id: string }>(
+    `SELECT id FROM geofences
      WHERE company_id = $1 AND deleted_at IS NULL AND ($2::uuid[] IS NULL OR id = ANY ($2::uuid[]))
      ORDER BY created_at, id`,
+    [companyId, ids],
+  );
+  return result.rows.map((r) => r.id);
+}
+
+/**
+ * The company's geofences with these ids, in the order given (deleted since or not: the caller
+ * read the ids a moment ago), each area as its stored JSON text: whoever needs the geometry parses
+ * it (the CPU pool's threads), not the event loop.
+ */
+export async function loadGeofenceTexts(
+  q: Queryable,
+  companyId: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; name: string; areaJson: string }>> {
+  const result = await q.query<{ id: string; name: string; areaJson: string }>(
+    `SELECT g.id, g.name, g.area::text AS "areaJson"
+     FROM unnest($2::uuid[]) WITH ORDINALITY AS w(id, n) JOIN geofences g ON g.id = w.id AND g.company_id = $1
+     ORDER BY w.n`,
     [companyId, ids],
   );
   return result.rows;

@@ -226,30 +226,34 @@ function segmentsIntersect(
  * box) hands a query only the edges whose boxes meet its own; below, every edge is tested.
  */
 class PolygonEdges {
-  readonly box: Box = { minLon: Infinity, minLat: Infinity, maxLon: -Infinity, maxLat: -Infinity };
+  readonly box: Box;
   private readonly xs: Float64Array;
   private readonly ys: Float64Array;
   private readonly starts: Uint32Array;
   private index: Flatbush | null = null;
 
   constructor(rings: ReadonlyArray<ReadonlyArray<[number, number]>>) {
-    const vertices = rings.reduce((sum, ring) => sum + ring.length, 0);
-    this.xs = new Float64Array(vertices);
-    this.ys = new Float64Array(vertices);
-    this.starts = new Uint32Array(vertices - rings.length);
+    let vertices = 0;
+    for (const ring of rings) vertices += ring.length;
+    const xs = (this.xs = new Float64Array(vertices));
+    const ys = (this.ys = new Float64Array(vertices));
+    const starts = (this.starts = new Uint32Array(vertices - rings.length));
+    let [minLon, minLat, maxLon, maxLat] = [Infinity, Infinity, -Infinity, -Infinity];
     let v = 0;
     let e = 0;
     for (const ring of rings) {
-      for (const [i, [lon, lat]] of ring.entries()) {
-        if (i > 0) this.starts[e++] = v - 1;
-        this.xs[v] = lon;
-        this.ys[v++] = lat;
-        this.box.minLon = Math.min(this.box.minLon, lon);
-        this.box.maxLon = Math.max(this.box.maxLon, lon);
-        this.box.minLat = Math.min(this.box.minLat, lat);
-        this.box.maxLat = Math.max(this.box.maxLat, lat);
+      for (let i = 0; i < ring.length; i++, v++) {
+        const position = ring[i]!;
+        const lon = (xs[v] = position[0]);
+        const lat = (ys[v] = position[1]);
+        if (i > 0) starts[e++] = v - 1;
+        if (lon < minLon) minLon = lon;
+        if (lon > maxLon) maxLon = lon;
+        if (lat < minLat) minLat = lat;
+        if (lat > maxLat) maxLat = lat;
       }
     }
+    this.box = { minLon, minLat, maxLon, maxLat };
   }
 
   /**

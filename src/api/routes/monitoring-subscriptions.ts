@@ -8,7 +8,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import type { CpuPool } from '../../cpu-pool/pool.js';
-import { loadGeofences } from '../../db/geofences.js';
+import { loadGeofenceIds, loadGeofenceTexts } from '../../db/geofences.js';
 import { loadLastServices, ruleSignals } from '../../db/health.js';
 import {
   countMonitoringDeliveries,
@@ -212,7 +212,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const geofenceIds = body.options?.geofence_ids ?? null;
       if (geofenceIds && geofenceIds.length > 0) {
         // Another company's geofence is as unknown as a made-up id: a field error, revealing nothing.
-        const own = new Set((await loadGeofences(deps.pool, companyId, geofenceIds)).map((g) => g.id));
+        const own = new Set(await loadGeofenceIds(deps.pool, companyId, geofenceIds));
         geofenceIds.forEach((id, index) => {
           if (!own.has(id.toLowerCase())) {
             errors.push({ field: `options.geofence_ids.${index}`, message: 'is not one of your geofences' });
@@ -405,7 +405,8 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       if (events.length > max) throw tooMany('provider events');
       const options = monitoringOptions(subscription.options);
       const services = await loadLastServices(deps.pool, [subscription.vehicleId]);
-      const geofences = await loadGeofences(deps.pool, companyId, options.geofenceIds);
+      const fenceIds = await loadGeofenceIds(deps.pool, companyId, options.geofenceIds);
+      const fences = await deps.cpuPool.sharedFences(fenceIds, () => loadGeofenceTexts(deps.pool, companyId, fenceIds));
       const lastServices = services.get(subscription.vehicleId) ?? {};
       // The replay itself runs on the CPU pool's threads, within its budgets (422 past them).
       const detections = await deps.cpuPool.dryRun(
@@ -416,9 +417,9 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
           healthConfig: effectiveHealthConfig(vehicle.companyConfig, vehicle.vehicleConfig),
           kinds: subscription.events,
           options,
-          geofences,
           now: until,
         },
+        fences,
         companyId,
       );
       const serviceTimes = Object.values(lastServices).map((s) => s.at.getTime());
