@@ -83,13 +83,17 @@ function drive(random: () => number, count: number, stepDeg: number): Fix[] {
   return fixes;
 }
 
-/** A jagged star-shaped polygon of `verticesPerFence` positions around a point of the path. */
+/**
+ * A polygon of `verticesPerFence` positions around a point of the path: a wavy outline (a site
+ * boundary traced in detail), 300 m to 1.7 km across.
+ */
 function fenceAround(random: () => number, centre: Fix): Geofence['area'] {
   const radius = 0.003 + random() * 0.012;
+  const [lobes, phase] = [3 + Math.floor(random() * 5), random() * 2 * Math.PI];
   const corners = verticesPerFence - 1;
   const ring: Array<[number, number]> = Array.from({ length: corners }, (_, i) => {
     const angle = (i / corners) * 2 * Math.PI;
-    const r = radius * (0.6 + 0.4 * random());
+    const r = radius * (1 + 0.25 * Math.sin(lobes * angle + phase) + 0.01 * random());
     return [centre.lon + r * Math.cos(angle), centre.lat + r * Math.sin(angle)];
   });
   return { type: 'Polygon', coordinates: [[...ring, ring[0]!]] };

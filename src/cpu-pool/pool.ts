@@ -16,6 +16,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -27,12 +28,14 @@ import type { DryRunInput } from '../monitoring/dry-run.js';
 import type { Detection } from '../monitoring/types.js';
 import { projectRoot } from '../paths.js';
 import { SharedFenceCache, type GeofenceText, type SharedFences } from './shared-fences.js';
-import type { DryRunOutcome, DryRunTask, HistoryPdfTask } from './tasks.js';
+import type { DryRunLists, DryRunOutcome, DryRunTask, HistoryPdfTask, ListMessage } from './tasks.js';
 
 /** A thread idle this long is stopped (the next task starts one again, in about 100 ms). */
 const idleTimeoutMs = 60_000;
 /** Added to the threads' nice value: below the event loop's priority, so probes stay fast under load. */
 const niceIncrement = 10;
+/** Items of a task's list copied to its thread between two turns of the event loop (a few ms of copying). */
+const itemsPerSlice = 5000;
 
 /**
  * The compiled task module. Threads load JavaScript only: from dist/ it is this file's neighbour;
@@ -86,10 +89,12 @@ export class CpuPool {
     fences: SharedFences,
     companyId: string,
   ): Promise<Detection[]> {
+    const { samples, events, ...rest } = input;
     const outcome = await this.run<DryRunOutcome>(
       'dryRun',
-      (started): DryRunTask => ({ started, input: { ...input, maxFenceTests: this.maxFenceTests }, fences }),
+      (port): DryRunTask => ({ port, input: { ...rest, maxFenceTests: this.maxFenceTests }, fences }),
       { companyId, what: 'the dry run' },
+      { samples, events } satisfies { [K in keyof DryRunLists]: readonly DryRunLists[K][number][] },
     );
     if (outcome.ok) return outcome.detections;
     this.log.warn({ task: 'dryRun', companyId, limit: 'MONITORING_DRY_RUN_MAX_FENCE_TESTS' }, 'CPU task over budget');
@@ -103,7 +108,7 @@ export class CpuPool {
 
   /** The report as a PDF (src/history/pdf/render.ts), rendered whole on a thread within the time budget. */
   async renderHistoryPdf(report: HistoryReport, companyId: string): Promise<Buffer> {
-    const bytes = await this.run<Uint8Array>('historyPdf', (started): HistoryPdfTask => ({ started, report }), {
+    const bytes = await this.run<Uint8Array>('historyPdf', (port): HistoryPdfTask => ({ port, report }), {
       companyId,
       what: 'rendering the PDF',
     });
@@ -115,10 +120,15 @@ export class CpuPool {
     await this.piscina.destroy();
   }
 
+  /**
+   * Runs the task on a thread within the time budget; `lists` follow it on its port in slices
+   * (tasks.ts `receiveLists`), with turns of the event loop in between.
+   */
   private async run<T>(
     name: TaskName,
-    task: (started: MessageChannel['port2']) => object,
+    task: (port: MessageChannel['port2']) => object,
     context: { companyId: string; what: string },
+    lists: Record<string, readonly unknown[]> = {},
   ): Promise<T> {
     if (this.piscina.queueSize >= this.maxQueue) {
       throw new AppError(
@@ -142,11 +152,18 @@ export class CpuPool {
       }, this.budgetMs);
     });
     try {
-      return (await this.piscina.run(task(port2), {
-        name,
-        signal: controller.signal,
-        transferList: [port2],
-      })) as T;
+      const running = this.piscina.run(task(port2), { name, signal: controller.signal, transferList: [port2] });
+      // Its failure is awaited below, once the lists are sent (or as soon as it fails).
+      let failed = false;
+      running.catch(() => (failed = true));
+      for (const [list, items] of Object.entries(lists)) {
+        for (let i = 0; i < items.length && !failed; i += itemsPerSlice) {
+          port1.postMessage({ list, items: items.slice(i, i + itemsPerSlice) } satisfies ListMessage);
+          await yieldToLoop();
+        }
+      }
+      port1.postMessage({ done: true } satisfies ListMessage);
+      return (await running) as T;
     } catch (error) {
       if (!overBudget) throw error;
       this.log.warn({ task: name, companyId: context.companyId, limit: 'CPU_TASK_BUDGET_MS' }, 'CPU task over budget');
