@@ -55,7 +55,10 @@ type TaskName = 'dryRun' | 'historyPdf';
 export class CpuPool {
   private readonly piscina: Piscina;
   private readonly budgetMs: number;
+  /** Tasks this pool may hold at once: one per thread, plus CPU_POOL_QUEUE waiting. */
+  private readonly capacity: number;
   private readonly maxQueue: number;
+  private inFlight = 0;
   private readonly maxFenceTests: number;
   private readonly fences = new SharedFenceCache();
 
@@ -65,6 +68,7 @@ export class CpuPool {
   ) {
     this.budgetMs = config.cpuTaskBudgetMs;
     this.maxQueue = config.cpuPoolQueue;
+    this.capacity = config.cpuPoolThreads + config.cpuPoolQueue;
     this.maxFenceTests = config.monitoringDryRunMaxFenceTests;
     this.piscina = new Piscina({
       filename: taskModule(),
@@ -130,7 +134,7 @@ export class CpuPool {
     context: { companyId: string; what: string },
     lists: Record<string, readonly unknown[]> = {},
   ): Promise<T> {
-    if (this.piscina.queueSize >= this.maxQueue) {
+    if (this.inFlight >= this.capacity) {
       throw new AppError(
         'SERVICE_UNAVAILABLE',
         `every CPU worker thread is busy and ${this.maxQueue} requests are waiting (CPU_POOL_QUEUE); retry later`,
@@ -138,6 +142,7 @@ export class CpuPool {
         Math.ceil(this.budgetMs / 1000),
       );
     }
+    this.inFlight++;
     const { port1, port2 } = new MessageChannel();
     const controller = new AbortController();
     let settled = false;
@@ -173,6 +178,7 @@ export class CpuPool {
         { limit: 'CPU_TASK_BUDGET_MS', max: this.budgetMs },
       );
     } finally {
+      this.inFlight--;
       settled = true;
       clearTimeout(timer);
       port1.close();
