@@ -38,18 +38,25 @@ export function fencesVersion(ids: readonly string[]): string {
   return createHash('sha256').update(ids.join(',')).digest('base64url');
 }
 
-/** Writes the fence list into shared memory, yielding to the event loop between slices. */
+/**
+ * Writes the fence list into shared memory: measured, then written, a slice of fences at a time
+ * with a turn of the event loop after each (the text may be tens of MB).
+ */
 async function share(version: string, fences: readonly GeofenceText[]): Promise<SharedFences> {
-  const pieces = fences.map(
-    (f, i) =>
-      `${i === 0 ? '' : ','}{"id":${JSON.stringify(f.id)},"name":${JSON.stringify(f.name)},"area":${f.areaJson}}`,
-  );
-  const length = 2 + pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
+  const piece = (i: number) => {
+    const f = fences[i]!;
+    return `${i === 0 ? '' : ','}{"id":${JSON.stringify(f.id)},"name":${JSON.stringify(f.name)},"area":${f.areaJson}}`;
+  };
+  let length = 2;
+  for (let i = 0; i < fences.length; i++) {
+    length += Buffer.byteLength(piece(i));
+    if ((i + 1) % fencesPerSlice === 0) await yieldToLoop();
+  }
   const text = new SharedArrayBuffer(length);
   const bytes = Buffer.from(text);
   let offset = bytes.write('[');
-  for (const [i, piece] of pieces.entries()) {
-    offset += bytes.write(piece, offset);
+  for (let i = 0; i < fences.length; i++) {
+    offset += bytes.write(piece(i), offset);
     if ((i + 1) % fencesPerSlice === 0) await yieldToLoop();
   }
   bytes.write(']', offset);
