@@ -220,39 +220,31 @@ function segmentsIntersect(
 }
 
 /**
- * The edges of a polygon's rings, flat: edge k runs from vertex `starts[k]` to the next one in
- * `xs`/`ys` (each ring is stored closed, so no edge joins two rings). Above `edgesWithoutIndex`
- * edges, an R-tree of edge boxes (flatbush, built at the first query that reaches the polygon's
- * box) hands a query only the edges whose boxes meet its own; below, every edge is tested.
+ * The edges of a polygon's rings, flat once a query reaches the polygon's box: edge k runs from
+ * vertex `starts[k]` to the next one in `xs`/`ys` (each ring is stored closed, so no edge joins
+ * two rings). Above `edgesWithoutIndex` edges, an R-tree of edge boxes (flatbush, built then too)
+ * hands a query only the edges whose boxes meet its own; below, every edge is tested.
  */
 class PolygonEdges {
   readonly box: Box;
-  private readonly xs: Float64Array;
-  private readonly ys: Float64Array;
-  private readonly starts: Uint32Array;
+  private readonly rings: ReadonlyArray<ReadonlyArray<[number, number]>>;
+  private flat: { xs: Float64Array; ys: Float64Array; starts: Uint32Array } | null = null;
   private index: Flatbush | null = null;
 
   constructor(rings: ReadonlyArray<ReadonlyArray<[number, number]>>) {
-    let vertices = 0;
-    for (const ring of rings) vertices += ring.length;
-    const xs = (this.xs = new Float64Array(vertices));
-    const ys = (this.ys = new Float64Array(vertices));
-    const starts = (this.starts = new Uint32Array(vertices - rings.length));
+    // Only the box now: the fence tree needs it; the rest waits for a query that reaches the box.
     let [minLon, minLat, maxLon, maxLat] = [Infinity, Infinity, -Infinity, -Infinity];
-    let v = 0;
-    let e = 0;
     for (const ring of rings) {
-      for (let i = 0; i < ring.length; i++, v++) {
-        const position = ring[i]!;
-        const lon = (xs[v] = position[0]);
-        const lat = (ys[v] = position[1]);
-        if (i > 0) starts[e++] = v - 1;
+      for (let i = 0; i < ring.length; i++) {
+        const lon = ring[i]![0];
+        const lat = ring[i]![1];
         if (lon < minLon) minLon = lon;
         if (lon > maxLon) maxLon = lon;
         if (lat < minLat) minLat = lat;
         if (lat > maxLat) maxLat = lat;
       }
     }
+    this.rings = rings;
     this.box = { minLon, minLat, maxLon, maxLat };
   }
 
@@ -261,7 +253,7 @@ class PolygonEdges {
    * small polygon) until one answers true; answers whether one did.
    */
   someNear(minX: number, minY: number, maxX: number, maxY: number, visit: EdgeVisitor): boolean {
-    const { xs, ys, starts } = this;
+    const { xs, ys, starts } = this.edges();
     if (starts.length <= edgesWithoutIndex) {
       for (const s of starts) if (visit(xs[s]!, ys[s]!, xs[s + 1]!, ys[s + 1]!)) return true;
       return false;
@@ -273,9 +265,28 @@ class PolygonEdges {
     });
   }
 
+  private edges(): { xs: Float64Array; ys: Float64Array; starts: Uint32Array } {
+    if (this.flat) return this.flat;
+    let vertices = 0;
+    for (const ring of this.rings) vertices += ring.length;
+    const xs = new Float64Array(vertices);
+    const ys = new Float64Array(vertices);
+    const starts = new Uint32Array(vertices - this.rings.length);
+    let v = 0;
+    let e = 0;
+    for (const ring of this.rings) {
+      for (let i = 0; i < ring.length; i++, v++) {
+        xs[v] = ring[i]![0];
+        ys[v] = ring[i]![1];
+        if (i > 0) starts[e++] = v - 1;
+      }
+    }
+    return (this.flat = { xs, ys, starts });
+  }
+
   private edgeIndex(): Flatbush {
     if (this.index) return this.index;
-    const { xs, ys, starts } = this;
+    const { xs, ys, starts } = this.edges();
     const index = new Flatbush(starts.length);
     for (const s of starts) {
       index.add(
