@@ -3,6 +3,7 @@
  * figure beside its ceiling measured in the same run, and writes JSON to bench/results/.
  */
 import { benchApi } from './api.js';
+import { benchGeofences } from './geofences.js';
 import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
 import { benchIngestProfile } from './ingest-profile.js';
@@ -20,6 +21,7 @@ const benches: Record<string, (args: string[]) => Promise<Record<string, unknown
   health: benchHealth,
   webhooks: benchWebhooks,
   monitoring: benchMonitoring,
+  geofences: benchGeofences,
   reports: benchReports,
   storage: benchStorage,
 };

@@ -24,6 +24,7 @@ import {
   memoryOf,
   metricSum,
   mirrorReadings,
+  percentile,
   printTable,
   startServices,
   type Service,
@@ -123,10 +124,6 @@ function memoryVerdicts(processes: ProcessMemory[]) {
     peakMiB: memoryOf(pid).peakMiB,
     verdict: later.every((rss) => rss <= flatFactor * first!) ? 'flat' : 'grew',
   }));
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** COPY of the rows stored before `until` (the throughput phase), timed, into an identical bare table. */

@@ -253,6 +253,11 @@ export async function load(options: autocannon.Options, server?: Service): Promi
   };
 }
 
+/** The `p`th percentile of ascending `sorted` (0 for none). */
+export function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   const columns = Object.keys(rows[0] ?? {});
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));

@@ -11,6 +11,7 @@ import { buildApp } from '../src/api/app.js';
 import { installErrorHandlers } from '../src/api/error-handler.js';
 import { opsRoutes, type OpsDeps } from '../src/api/routes/ops.js';
 import { ConfigError, type Config } from '../src/config.js';
+import { CpuPool } from '../src/cpu-pool/pool.js';
 import { prepareDatabase, readMigrations } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
 import type { Logger } from '../src/log.js';
@@ -70,6 +71,9 @@ export async function startService(
       () => apiQueues.close(),
       () => producerRedis.quit(),
     );
+    // Closed after the app, whose close waits for the requests still using it.
+    const cpuPool = new CpuPool(config, log);
+    closers.unshift(() => cpuPool.close());
     const app = await buildApp({
       config,
       pool,
@@ -78,6 +82,7 @@ export async function startService(
       metrics,
       queues: apiQueues,
       migrationIds,
+      cpuPool,
       ...(readiness ? { readiness } : {}),
     });
     installPipelineGauges(metrics, () => loadPipelineStatus(apiQueues, pool));

@@ -19,6 +19,10 @@ export const errors = {
   REQUEST_TIMEOUT: { status: 408, message: 'the request was not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'request body is too large' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'this Idempotency-Key was used with a different request' },
+  WORK_BUDGET_EXCEEDED: {
+    status: 422,
+    message: 'the request needs more work than one request may take; details.limit names the limit',
+  },
   RATE_LIMITED: { status: 429, message: 'rate limit exceeded; retry after the Retry-After seconds' },
   HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
   INTERNAL_ERROR: { status: 500, message: 'internal error; the request id is in the x-request-id header' },

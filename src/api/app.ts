@@ -13,6 +13,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
+import { CpuPool } from '../cpu-pool/pool.js';
 import type { Pool } from '../db/pool.js';
 import { rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -62,6 +63,11 @@ export interface AppDeps {
   /** Producers for the jobs the API starts (ingest after a push, refreshes, pull schedules). */
   queues: Queues;
   migrationIds: readonly string[];
+  /**
+   * Threads for CPU-heavy requests (dry runs, report PDFs). The service passes its own and closes
+   * it on shutdown; without one the app makes its own and closes it with itself (tests).
+   */
+  cpuPool?: CpuPool;
   /** Readiness checks beyond the API's own (workers in the same process: `schedules`). */
   readiness?: OpsDeps['readiness'];
   now?: () => Date;
@@ -87,6 +93,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  let cpuPool = deps.cpuPool;
+  if (!cpuPool) {
+    const own = (cpuPool = new CpuPool(deps.config, deps.log));
+    app.addHook('onClose', () => own.close());
+  }
   installErrorHandlers(app);
   installJsonBodies(app);
   trackInFlightHandlers(app);
@@ -183,7 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       await publicApi(v1);
-      await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, now });
+      await v1.register(monitoringSubscriptionRoutes, { pool: deps.pool, config: deps.config, cpuPool, now });
       await v1.register(monitoringDeliveryActionRoutes, {
         pool: deps.pool,
         queues: deps.queues,
@@ -192,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         config: deps.config,
       });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
-      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, now });
+      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, cpuPool, now });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
       await v1.register(usageRoutes, { pool: deps.pool, now });
     },

@@ -12,15 +12,33 @@ export interface GeofenceRecord extends Geofence {
 
 const columns = `id, name, area, created_at AS "createdAt"`;
 
-export async function insertGeofence(
+/**
+ * Inserts the geofence unless the company's live fences would then have more than `maxVertices`
+ * vertices (the generated `vertex_count`, migration 0022); answers the fence, or the vertices in
+ * use and the new fence's count when it was refused. Run it under the company's geofences lock
+ * (src/api/company-caps.ts), so two creations cannot both fit in the same room.
+ */
+export async function insertGeofenceWithinVertices(
   q: Queryable,
-  g: { companyId: string; name: string; area: GeofenceArea },
-): Promise<GeofenceRecord> {
-  const result = await q.query<GeofenceRecord>(
-    `INSERT INTO geofences (company_id, name, area) VALUES ($1, $2, $3) RETURNING ${columns}`,
-    [g.companyId, g.name, JSON.stringify(g.area)],
+  g: { companyId: string; name: string; area: GeofenceArea; maxVertices: number },
+): Promise<{ inserted: GeofenceRecord } | { inserted: null; usedVertices: number; vertices: number }> {
+  // Without the insert, the inserted columns come back null.
+  const result = await q.query<
+    Omit<GeofenceRecord, 'id'> & { id: string | null; usedVertices: number; vertices: number }
+  >(
+    `WITH used AS (
+       SELECT coalesce(sum(vertex_count), 0)::int AS n FROM geofences WHERE company_id = $1 AND deleted_at IS NULL
+     ), inserted AS (
+       INSERT INTO geofences (company_id, name, area)
+       SELECT $1, $2, $3 FROM used WHERE used.n + geofence_vertex_count($3) <= $4
+       RETURNING ${columns}
+     )
+     SELECT used.n AS "usedVertices", geofence_vertex_count($3) AS "vertices", inserted.*
+     FROM used LEFT JOIN inserted ON true`,
+    [g.companyId, g.name, JSON.stringify(g.area), g.maxVertices],
   );
-  return result.rows[0]!;
+  const { usedVertices, vertices, ...row } = result.rows[0]!;
+  return row.id === null ? { inserted: null, usedVertices, vertices } : { inserted: row as GeofenceRecord };
 }
 
 /** The company's live geofences, newest first. */
@@ -65,18 +83,38 @@ export async function deleteGeofence(q: Queryable, companyId: string, id: string
 }
 
 /**
- * The company's live geofences among `ids`, or all of them when `ids` is null (a subscription
- * without options.geofence_ids watches every fence of its company).
+ * Ids of the company's live geofences among `ids`, or of all of them when `ids` is null (a
+ * subscription without options.geofence_ids watches every fence of its company), oldest first.
+ * Fences never change once created, so this list is also the version of the fences it names.
  */
-export async function loadGeofences(
+export async function loadGeofenceIds(
   q: Queryable,
   companyId: string,
   ids: readonly string[] | null,
-): Promise<GeofenceRecord[]> {
-  const result = await q.query<GeofenceRecord>(
-    `SELECT ${columns} FROM geofences
+): Promise<string[]> {
+  const result = await q.query<{ id: string }>(
+    `SELECT id FROM geofences
      WHERE company_id = $1 AND deleted_at IS NULL AND ($2::uuid[] IS NULL OR id = ANY ($2::uuid[]))
      ORDER BY created_at, id`,
+    [companyId, ids],
+  );
+  return result.rows.map((r) => r.id);
+}
+
+/**
+ * The company's geofences with these ids, in the order given (deleted since or not: the caller
+ * read the ids a moment ago), each area as its stored JSON text: whoever needs the geometry parses
+ * it (the CPU pool's threads), not the event loop.
+ */
+export async function loadGeofenceTexts(
+  q: Queryable,
+  companyId: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; name: string; areaJson: string }>> {
+  const result = await q.query<{ id: string; name: string; areaJson: string }>(
+    `SELECT g.id, g.name, g.area::text AS "areaJson"
+     FROM unnest($2::uuid[]) WITH ORDINALITY AS w(id, n) JOIN geofences g ON g.id = w.id AND g.company_id = $1
+     ORDER BY w.n`,
     [companyId, ids],
   );
   return result.rows;

@@ -81,7 +81,7 @@ export function monitoringSince(subscriptions: readonly MonitoredSubscription[],
 
 /**
  * The fence lists the detectors get, kept per process so a company's unchanged fences keep one
- * list object, whose grid index (geofences.ts `geofenceIndexFor`) is then built once. Each
+ * list object, whose geofence index (geofences.ts `geofenceIndexFor`) is then built once. Each
  * evaluation reads the company's fence ids with its subscriptions (`fenceSignature`); a list is
  * reloaded as soon as they differ (a fence created or deleted by any process).
  */

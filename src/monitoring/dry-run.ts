@@ -10,12 +10,16 @@
  * - Readings dated after `now` are left out.
  * - The vehicle facts (service history) are as they are now: services are not replayed, so an
  *   item serviced since `since` is judged with that service throughout.
+ * - Bounded: past `maxFenceTests` geofence geometry tests (edges tested, circles measured) the
+ *   replay stops with `FenceTestsExceeded`; the API runs it off its event loop, in the CPU pool
+ *   (src/cpu-pool/), which also bounds its time.
  */
 import type { HealthConfig } from '../health/config.js';
 import { evaluateVehicleHealth, type HealthState } from '../health/evaluate.js';
 import type { RuleSample, VehicleFacts } from '../health/types.js';
 import { detectMonitoringEvents, type MonitoringState } from './engine.js';
 import { latestServiceAt } from './event-body.js';
+import { geofenceIndexFor } from './geofences.js';
 import type { MonitoringKind, MonitoringOptions } from './kinds.js';
 import type { Detection, EventSample, Geofence } from './types.js';
 
@@ -28,6 +32,15 @@ export interface DryRunInput {
   options: MonitoringOptions;
   geofences: readonly Geofence[];
   now: Date;
+  /** Most geofence geometry tests the replay may run (MONITORING_DRY_RUN_MAX_FENCE_TESTS); unbounded when absent. */
+  maxFenceTests?: number;
+}
+
+/** The replay needed more geofence tests than its `maxFenceTests`. */
+export class FenceTestsExceeded extends Error {
+  constructor(readonly maxFenceTests: number) {
+    super(`the dry run needs more than ${maxFenceTests} geofence tests`);
+  }
 }
 
 /** Groups items by time (epoch ms) into a map, in input order within a time. */
@@ -52,6 +65,10 @@ export function dryRunMonitoring(input: DryRunInput): Detection[] {
 
   const lastServiceAt = latestServiceAt(input.vehicle.lastServices);
   const subscription = { kinds: input.kinds, options: input.options };
+  // The detectors test fences through this list's index (fence-transitions.ts), which counts its tests.
+  const fences = geofenceIndexFor(input.geofences);
+  const fenceTestsBefore = fences.tests;
+  const maxFenceTests = input.maxFenceTests ?? Infinity;
   let health: HealthState | null = null;
   let state: MonitoringState | null = null;
   const detections: Detection[] = [];
@@ -79,6 +96,7 @@ export function dryRunMonitoring(input: DryRunInput): Detection[] {
     );
     state = result.state;
     detections.push(...result.detections);
+    if (fences.tests - fenceTestsBefore > maxFenceTests) throw new FenceTestsExceeded(maxFenceTests);
   }
   // Already in order step by step; the stable sort only guarantees it across steps.
   return detections.sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime());

@@ -15,6 +15,7 @@
  * - A fence deleted (or no longer watched) is dropped from the set without an exit; a fence added
  *   around a parked vehicle gives an entry at its next fix.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { RuleSample } from '../health/types.js';
 import { freshSamples, type Watermarks } from './fresh.js';
 import { geofenceIndexFor } from './geofences.js';
@@ -67,11 +68,25 @@ function positionsOf(fences: readonly Geofence[]): Map<string, { fence: Geofence
   return positions;
 }
 
-export function fenceTransitions(
-  prev: FenceState,
-  input: MonitoringInput,
-  now: Date,
-): { state: FenceState; transitions: FenceTransition[] } {
+type FenceAnswer = { state: FenceState; transitions: FenceTransition[] };
+
+/**
+ * The last answer per input object: the entry and the exit detector ask with the same input and
+ * `now`, and almost always an equal state (each keeps its own copy), so the fences are tested once.
+ */
+const lastAnswers = new WeakMap<MonitoringInput, { prev: FenceState; nowMs: number; answer: FenceAnswer }>();
+
+export function fenceTransitions(prev: FenceState, input: MonitoringInput, now: Date): FenceAnswer {
+  const cached = lastAnswers.get(input);
+  if (cached && cached.nowMs === now.getTime() && (cached.prev === prev || isDeepStrictEqual(cached.prev, prev))) {
+    return cached.answer;
+  }
+  const answer = computeTransitions(prev, input, now);
+  lastAnswers.set(input, { prev, nowMs: now.getTime(), answer });
+  return answer;
+}
+
+function computeTransitions(prev: FenceState, input: MonitoringInput, now: Date): FenceAnswer {
   const fresh = freshSamples(input.samples, ['location'], prev.watermarks, now);
   if (fresh.samples.length === 0) return { state: prev, transitions: [] };
   const index = geofenceIndexFor(input.geofences);

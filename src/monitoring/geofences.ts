@@ -1,8 +1,10 @@
 /**
  * Geofence geometry (DESIGN §11, docs/monitoring.md "Geofences"): validating an area, testing a
- * point, and catching a crossing between two sparse fixes, behind a grid index so a query reads
- * only the fences near it. Pure; no dependency (a fence is a few hundred vertices at most, and the
- * cost is the point-in-polygon test, not the index: research/monitoring-anchors.md §5).
+ * point, and catching a crossing between two sparse fixes. Pure. Two levels of R-tree (flatbush,
+ * static, chosen over rbush by measurement: docs/monitoring.md "Geofences") bound a query's work
+ * by what is near it: one over the fences' bounding boxes, and one per large polygon over its
+ * edges' boxes, so a point or a segment is tested exactly only against the nearby edges of the
+ * fences whose boxes hold it (a company may have 1,000 fences of 2,000 vertices).
  *
  * - Polygon: GeoJSON rings of [lon, lat], the first the outer boundary and the others holes,
  *   tested by the even-odd rule in the plane of degrees. Straight edges in degrees and on the
@@ -15,6 +17,7 @@
  * - Antimeridian: not supported. An edge spanning more than 180° of longitude is refused (split
  *   such a fence in two); a circle within its radius of ±180° works only on its own side.
  */
+import Flatbush from 'flatbush';
 import type { FieldError } from '../errors.js';
 import type { Geofence, GeofenceArea } from './types.js';
 
@@ -24,12 +27,8 @@ export const maxGeofenceVertices = 2000;
 export const maxCircleRadiusM = 100_000;
 /** Mean Earth radius (IUGG), metres. */
 const earthRadiusM = 6_371_008.8;
-/** Grid cell edge in degrees: about 5.5 km north–south, a city district. */
-const cellDegrees = 0.05;
-/** A fence covering more cells than this is kept in a list every query reads instead. */
-const maxCellsPerFence = 4096;
-/** A segment whose box covers more cells than this reads every fence (bounding boxes first). */
-const maxCellsPerQuery = 1024;
+/** Polygons of at most this many edges are tested edge by edge: below it a tree costs more than it saves. */
+const edgesWithoutIndex = 32;
 /** At most this many validation errors are answered: enough to fix a payload, bounded for a huge one. */
 const maxErrors = 20;
 
@@ -173,29 +172,19 @@ interface Box {
   maxLat: number;
 }
 
-interface PreparedFence {
-  fence: Geofence;
-  /** Position in the constructor's list: answers keep that order. */
-  order: number;
-  box: Box;
-  contains(point: Point): boolean;
-  boundaryCrossedBy(from: Point, to: Point): boolean;
+/** Counts the exact geometry tests an index ran (edges tested, circles measured): the work of a query. */
+interface WorkMeter {
+  tests: number;
 }
 
-const boxesOverlap = (a: Box, b: Box) =>
-  a.minLon <= b.maxLon && b.minLon <= a.maxLon && a.minLat <= b.maxLat && b.minLat <= a.maxLat;
+interface PreparedFence {
+  box: Box;
+  contains(point: Point, meter: WorkMeter): boolean;
+  boundaryCrossedBy(from: Point, to: Point, meter: WorkMeter): boolean;
+}
 
 const inBox = (box: Box, p: Point) =>
   p.lon >= box.minLon && p.lon <= box.maxLon && p.lat >= box.minLat && p.lat <= box.maxLat;
-
-function segmentBox(a: Point, b: Point): Box {
-  return {
-    minLon: Math.min(a.lon, b.lon),
-    minLat: Math.min(a.lat, b.lat),
-    maxLon: Math.max(a.lon, b.lon),
-    maxLat: Math.max(a.lat, b.lat),
-  };
-}
 
 /** Sign of the turn a → b → c in the plane: > 0 left, < 0 right, 0 collinear. */
 function orientation(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
@@ -230,50 +219,128 @@ function segmentsIntersect(
   );
 }
 
-function preparePolygon(fence: Geofence, order: number, rings: Array<Array<[number, number]>>): PreparedFence {
-  const box: Box = { minLon: Infinity, minLat: Infinity, maxLon: -Infinity, maxLat: -Infinity };
-  for (const ring of rings) {
-    for (const [lon, lat] of ring) {
-      box.minLon = Math.min(box.minLon, lon);
-      box.maxLon = Math.max(box.maxLon, lon);
-      box.minLat = Math.min(box.minLat, lat);
-      box.maxLat = Math.max(box.maxLat, lat);
-    }
-  }
-  return {
-    fence,
-    order,
-    box,
-    contains(point) {
-      if (!inBox(box, point)) return false;
-      // Even-odd over every ring: crossing a hole's edge leaves the area, as crossing the outer one does.
-      let inside = false;
-      for (const ring of rings) {
-        for (let i = 1; i < ring.length; i++) {
-          const [xi, yi] = ring[i]!;
-          const [xj, yj] = ring[i - 1]!;
-          if (yi > point.lat !== yj > point.lat && point.lon < ((xj - xi) * (point.lat - yi)) / (yj - yi) + xi) {
-            inside = !inside;
-          }
-        }
+/**
+ * The edges of a polygon's rings, flat once a query reaches the polygon's box: edge k runs from
+ * vertex `starts[k]` to the next one in `xs`/`ys` (each ring is stored closed, so no edge joins
+ * two rings). Above `edgesWithoutIndex` edges, an R-tree of edge boxes (flatbush, built then too)
+ * hands a query only the edges whose boxes meet its own; below, every edge is tested.
+ */
+class PolygonEdges {
+  readonly box: Box;
+  private readonly rings: ReadonlyArray<ReadonlyArray<[number, number]>>;
+  private flat: { xs: Float64Array; ys: Float64Array; starts: Uint32Array } | null = null;
+  private index: Flatbush | null = null;
+
+  constructor(rings: ReadonlyArray<ReadonlyArray<[number, number]>>) {
+    // Only the box now: the fence tree needs it; the rest waits for a query that reaches the box.
+    let [minLon, minLat, maxLon, maxLat] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const ring of rings) {
+      for (let i = 0; i < ring.length; i++) {
+        const lon = ring[i]![0];
+        const lat = ring[i]![1];
+        if (lon < minLon) minLon = lon;
+        if (lon > maxLon) maxLon = lon;
+        if (lat < minLat) minLat = lat;
+        if (lat > maxLat) maxLat = lat;
       }
+    }
+    this.rings = rings;
+    this.box = { minLon, minLat, maxLon, maxLat };
+  }
+
+  /**
+   * Calls `visit(x0, y0, x1, y1)` for the edges whose box meets the query box (every edge of a
+   * small polygon) until one answers true; answers whether one did.
+   */
+  someNear(minX: number, minY: number, maxX: number, maxY: number, visit: EdgeVisitor): boolean {
+    const { xs, ys, starts } = this.edges();
+    if (starts.length <= edgesWithoutIndex) {
+      for (const s of starts) if (visit(xs[s]!, ys[s]!, xs[s + 1]!, ys[s + 1]!)) return true;
+      return false;
+    }
+    // The filter does the work and keeps nothing, so a query allocates no result list.
+    return this.edgeIndex().collides(minX, minY, maxX, maxY, (k) => {
+      const s = starts[k]!;
+      return visit(xs[s]!, ys[s]!, xs[s + 1]!, ys[s + 1]!);
+    });
+  }
+
+  private edges(): { xs: Float64Array; ys: Float64Array; starts: Uint32Array } {
+    if (this.flat) return this.flat;
+    let vertices = 0;
+    for (const ring of this.rings) vertices += ring.length;
+    const xs = new Float64Array(vertices);
+    const ys = new Float64Array(vertices);
+    const starts = new Uint32Array(vertices - this.rings.length);
+    let v = 0;
+    let e = 0;
+    for (const ring of this.rings) {
+      for (let i = 0; i < ring.length; i++, v++) {
+        xs[v] = ring[i]![0];
+        ys[v] = ring[i]![1];
+        if (i > 0) starts[e++] = v - 1;
+      }
+    }
+    return (this.flat = { xs, ys, starts });
+  }
+
+  private edgeIndex(): Flatbush {
+    if (this.index) return this.index;
+    const { xs, ys, starts } = this.edges();
+    const index = new Flatbush(starts.length);
+    for (const s of starts) {
+      index.add(
+        Math.min(xs[s]!, xs[s + 1]!),
+        Math.min(ys[s]!, ys[s + 1]!),
+        Math.max(xs[s]!, xs[s + 1]!),
+        Math.max(ys[s]!, ys[s + 1]!),
+      );
+    }
+    index.finish();
+    return (this.index = index);
+  }
+}
+
+type EdgeVisitor = (x0: number, y0: number, x1: number, y1: number) => boolean;
+
+function preparePolygon(rings: ReadonlyArray<ReadonlyArray<[number, number]>>): PreparedFence {
+  const edges = new PolygonEdges(rings);
+  const box = edges.box;
+  return {
+    box,
+    contains(point, meter) {
+      if (!inBox(box, point)) return false;
+      const { lon, lat } = point;
+      // Even-odd over every ring (crossing a hole's edge leaves the area, as crossing the outer
+      // one does), along a horizontal ray to the nearer side of the box: only the edges whose box
+      // meets the ray can cross it. Both rays see the same parity unless the point is on an edge.
+      const east = box.maxLon - lon <= lon - box.minLon;
+      let inside = false;
+      const [minX, maxX] = east ? [lon, box.maxLon] : [box.minLon, lon];
+      edges.someNear(minX, lat, maxX, lat, (xj, yj, xi, yi) => {
+        meter.tests++;
+        if (yi > lat !== yj > lat) {
+          const x = ((xj - xi) * (lat - yi)) / (yj - yi) + xi;
+          if (east ? lon < x : lon > x) inside = !inside;
+        }
+        return false;
+      });
       return inside;
     },
-    boundaryCrossedBy(from, to) {
-      if (!boxesOverlap(box, segmentBox(from, to))) return false;
-      for (const ring of rings) {
-        for (let i = 1; i < ring.length; i++) {
-          const [xi, yi] = ring[i]!;
-          const [xj, yj] = ring[i - 1]!;
-          if (segmentsIntersect(from.lon, from.lat, to.lon, to.lat, xj, yj, xi, yi)) return true;
-        }
-      }
-      return false;
+    boundaryCrossedBy(from, to, meter) {
+      const minX = Math.min(from.lon, to.lon);
+      const maxX = Math.max(from.lon, to.lon);
+      const minY = Math.min(from.lat, to.lat);
+      const maxY = Math.max(from.lat, to.lat);
+      return edges.someNear(minX, minY, maxX, maxY, (xj, yj, xi, yi) => {
+        meter.tests++;
+        return segmentsIntersect(from.lon, from.lat, to.lon, to.lat, xj, yj, xi, yi);
+      });
     },
   };
 }
 
-function prepareCircle(fence: Geofence, order: number, center: Point, radiusM: number): PreparedFence {
+function prepareCircle(center: Point, radiusM: number): PreparedFence {
   const dLat = (radiusM / earthRadiusM) * (180 / Math.PI);
   const cosLat = Math.cos(toRadians(center.lat));
   // Near a pole a degree of longitude shrinks to nothing: the box then spans every longitude.
@@ -290,12 +357,14 @@ function prepareCircle(fence: Geofence, order: number, center: Point, radiusM: n
     toRadians(p.lat - center.lat) * earthRadiusM,
   ];
   return {
-    fence,
-    order,
     box,
-    contains: (point) => inBox(box, point) && distanceM(center, point) <= radiusM,
-    boundaryCrossedBy(from, to) {
-      if (!boxesOverlap(box, segmentBox(from, to))) return false;
+    contains(point, meter) {
+      if (!inBox(box, point)) return false;
+      meter.tests++;
+      return distanceM(center, point) <= radiusM;
+    },
+    boundaryCrossedBy(from, to, meter) {
+      meter.tests++;
       const [ax, ay] = local(from);
       const [bx, by] = local(to);
       const dx = bx - ax;
@@ -310,66 +379,67 @@ function prepareCircle(fence: Geofence, order: number, center: Point, radiusM: n
   };
 }
 
-function prepare(fence: Geofence, order: number): PreparedFence {
-  const area = fence.area;
-  return area.type === 'Polygon'
-    ? preparePolygon(fence, order, area.coordinates)
-    : prepareCircle(fence, order, area.center, area.radius_m);
+/**
+ * Each fence's prepared geometry, kept with the fence object: the lists of one company's
+ * subscriptions (all fences, or a subset by options.geofence_ids) share the same fence objects
+ * (src/monitoring/detect-stage.ts), so a polygon's edge index is built once for all of them.
+ */
+const preparedFences = new WeakMap<Geofence, PreparedFence>();
+
+function prepared(fence: Geofence): PreparedFence {
+  let found = preparedFences.get(fence);
+  if (!found) {
+    const area = fence.area;
+    found = area.type === 'Polygon' ? preparePolygon(area.coordinates) : prepareCircle(area.center, area.radius_m);
+    preparedFences.set(fence, found);
+  }
+  return found;
 }
 
-const cellOf = (degrees: number) => Math.floor(degrees / cellDegrees);
-/** One number per cell: longitude cells span −3600…3600, latitude cells −1800…1800. */
-const cellKey = (i: number, j: number) => (i + 4000) * 8000 + (j + 4000);
-
 /**
- * The fences of one subscription, indexed on a grid of `cellDegrees` cells by bounding box. A
- * query reads the fences of the cells it touches (plus the few that cover very many cells) and
- * tests only those exactly: linear in the vertices of the nearby fences. Built once per fence
- * list (see `geofenceIndexFor`).
+ * The fences of one subscription behind an R-tree of their bounding boxes (flatbush; static, built
+ * once per fence list, see `geofenceIndexFor`). A query tests exactly only the fences whose box
+ * holds the point (or meets the segment's box), and within a large polygon only the edges near
+ * it, so its cost follows what is near the vehicle, not the size of the company's fences.
  */
 export class GeofenceIndex {
-  private readonly cells = new Map<number, PreparedFence[]>();
-  private readonly large: PreparedFence[] = [];
-  private readonly all: PreparedFence[];
+  private readonly fences: readonly Geofence[];
+  private readonly prepared: PreparedFence[];
+  private readonly boxes: Flatbush | null;
+  private readonly meter: WorkMeter = { tests: 0 };
 
   constructor(fences: readonly Geofence[]) {
-    this.all = fences.map(prepare);
-    for (const prepared of this.all) {
-      const { minLon, minLat, maxLon, maxLat } = prepared.box;
-      const [i0, i1, j0, j1] = [cellOf(minLon), cellOf(maxLon), cellOf(minLat), cellOf(maxLat)];
-      if ((i1 - i0 + 1) * (j1 - j0 + 1) > maxCellsPerFence) {
-        this.large.push(prepared);
-        continue;
-      }
-      for (let i = i0; i <= i1; i++) {
-        for (let j = j0; j <= j1; j++) {
-          const key = cellKey(i, j);
-          const list = this.cells.get(key);
-          if (list) list.push(prepared);
-          else this.cells.set(key, [prepared]);
-        }
-      }
+    this.fences = fences;
+    this.prepared = fences.map(prepared);
+    if (fences.length === 0) {
+      this.boxes = null;
+      return;
     }
+    this.boxes = new Flatbush(fences.length);
+    for (const { box } of this.prepared) this.boxes.add(box.minLon, box.minLat, box.maxLon, box.maxLat);
+    this.boxes.finish();
   }
 
-  private candidates(box: Box): PreparedFence[] {
-    const [i0, i1, j0, j1] = [cellOf(box.minLon), cellOf(box.maxLon), cellOf(box.minLat), cellOf(box.maxLat)];
-    if ((i1 - i0 + 1) * (j1 - j0 + 1) > maxCellsPerQuery) return this.all;
-    const found = new Set<PreparedFence>(this.large);
-    for (let i = i0; i <= i1; i++) {
-      for (let j = j0; j <= j1; j++) {
-        for (const prepared of this.cells.get(cellKey(i, j)) ?? []) found.add(prepared);
-      }
-    }
-    return [...found].sort((a, b) => a.order - b.order);
+  /**
+   * Exact geometry tests run so far by this index's queries: one per polygon edge tested and per
+   * circle measured. The dry run bounds its work by it (MONITORING_DRY_RUN_MAX_FENCE_TESTS).
+   */
+  get tests(): number {
+    return this.meter.tests;
+  }
+
+  /** The positions in the list of the fences whose box meets the query box, ascending (the list's order). */
+  private candidates(minLon: number, minLat: number, maxLon: number, maxLat: number): number[] {
+    if (!this.boxes) return [];
+    return this.boxes.search(minLon, minLat, maxLon, maxLat).sort((a, b) => a - b);
   }
 
   /** The fences that contain the point, in the constructor's order. */
   containing(point: Point): Geofence[] {
     if (!Number.isFinite(point.lat) || !Number.isFinite(point.lon)) return [];
-    return this.candidates({ minLon: point.lon, maxLon: point.lon, minLat: point.lat, maxLat: point.lat })
-      .filter((prepared) => prepared.contains(point))
-      .map((prepared) => prepared.fence);
+    return this.candidates(point.lon, point.lat, point.lon, point.lat)
+      .filter((i) => this.prepared[i]!.contains(point, this.meter))
+      .map((i) => this.fences[i]!);
   }
 
   /**
@@ -378,9 +448,11 @@ export class GeofenceIndex {
    */
   crossedBy(from: Point, to: Point): Geofence[] {
     if (![from.lat, from.lon, to.lat, to.lon].every(Number.isFinite)) return [];
-    return this.candidates(segmentBox(from, to))
-      .filter((prepared) => prepared.boundaryCrossedBy(from, to))
-      .map((prepared) => prepared.fence);
+    const [minLon, maxLon] = from.lon <= to.lon ? [from.lon, to.lon] : [to.lon, from.lon];
+    const [minLat, maxLat] = from.lat <= to.lat ? [from.lat, to.lat] : [to.lat, from.lat];
+    return this.candidates(minLon, minLat, maxLon, maxLat)
+      .filter((i) => this.prepared[i]!.boundaryCrossedBy(from, to, this.meter))
+      .map((i) => this.fences[i]!);
   }
 }
 
@@ -388,7 +460,8 @@ const indexes = new WeakMap<readonly Geofence[], GeofenceIndex>();
 
 /**
  * The index of a fence list, built once per list object: the worker hands every vehicle of a
- * company the same (never mutated) list, so the grid is not rebuilt per evaluation.
+ * company the same (never mutated) list until the company's fences change, so the tree is not
+ * rebuilt per evaluation.
  */
 export function geofenceIndexFor(fences: readonly Geofence[]): GeofenceIndex {
   let index = indexes.get(fences);

@@ -1,7 +1,9 @@
 /**
  * Geofences of the caller's company (DESIGN §11), under /v1: polygons and circles that
  * geo_fence_entry and geo_fence_exit watch. Deleting one a subscription names in
- * options.geofence_ids is allowed: that subscription simply stops watching it.
+ * options.geofence_ids is allowed: that subscription simply stops watching it. Caps that add up:
+ * vertices per fence (geofences.ts), fences per company and vertices per company, both checked
+ * under one lock with the insert.
  */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -10,12 +12,12 @@ import {
   countGeofences,
   deleteGeofence,
   findGeofence,
-  insertGeofence,
+  insertGeofenceWithinVertices,
   listGeofences,
   type GeofenceRecord,
 } from '../../db/geofences.js';
 import type { Pool } from '../../db/pool.js';
-import { invalidRequest, notFound } from '../../errors.js';
+import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { parseGeofenceArea } from '../../monitoring/geofences.js';
 import { createWithinCap, type CompanyCap } from '../company-caps.js';
 import {
@@ -47,7 +49,10 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       schema: {
         tags,
         summary: 'Create a geofence (a GeoJSON Polygon or a Circle)',
-        description: '409 LIMIT_REACHED when the company already has GEOFENCES_PER_COMPANY geofences.',
+        description:
+          '409 LIMIT_REACHED when the company already has GEOFENCES_PER_COMPANY geofences (details.resource ' +
+          '"geofences"), or when this fence would take its live fences over GEOFENCE_VERTICES_PER_COMPANY vertices ' +
+          '(details.resource "geofence_vertices").',
         security,
         body: GeofenceBody,
         response: { 201: Envelope(Geofence), 400: ErrorEnvelope, 409: ErrorEnvelope, ...authErrorResponses },
@@ -57,9 +62,27 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       const parsed = parseGeofenceArea(request.body.area);
       if (!parsed.ok) throw invalidRequest(parsed.errors);
       const { companyId } = request.principal;
-      const geofence = await createWithinCap(deps.pool, cap, companyId, (tx) =>
-        insertGeofence(tx, { companyId, name: request.body.name, area: parsed.area }),
-      );
+      const maxVertices = deps.config.geofenceVerticesPerCompany;
+      const geofence = await createWithinCap(deps.pool, cap, companyId, async (tx) => {
+        const result = await insertGeofenceWithinVertices(tx, {
+          companyId,
+          name: request.body.name,
+          area: parsed.area,
+          maxVertices,
+        });
+        if (result.inserted) return result.inserted;
+        throw new AppError(
+          'LIMIT_REACHED',
+          `the company's geofences have ${result.usedVertices} vertices and this one ${result.vertices}, over the ` +
+            `${maxVertices} one company may have (GEOFENCE_VERTICES_PER_COMPANY); delete or simplify fences first`,
+          {
+            resource: 'geofence_vertices',
+            limit: maxVertices,
+            used: result.usedVertices,
+            requested: result.vertices,
+          },
+        );
+      });
       return reply.code(201).send(ok(present(geofence)));
     },
   );

@@ -1,19 +1,21 @@
 /**
  * POST /v1/history/report (spec/001, DESIGN §11; docs/history-report.md): the report of any VIN
  * some company's vehicle has, across owners, sections by tier. JSON in the envelope, or a PDF when
- * `format` is "pdf" or the request accepts application/pdf (streamed). Paid and metered per
- * successful answer; an Idempotency-Key makes a retry return the same bytes unbilled.
+ * `format` is "pdf" or the request accepts application/pdf, rendered on the CPU pool's threads
+ * (src/cpu-pool/pool.ts) within CPU_TASK_BUDGET_MS. Paid and metered per successful answer; an
+ * Idempotency-Key makes a retry return the same bytes unbilled.
  */
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { CpuPool } from '../../cpu-pool/pool.js';
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
 import { buildHistoryReport } from '../../history/build-report.js';
-import { renderHistoryReportPdf } from '../../history/pdf/render.js';
 import type { Logger } from '../../log.js';
 import { answerPaidCall, PaidHeaders, paidAnswer, paidErrorResponses } from '../paid-call.js';
-import { Envelope } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope } from '../schemas/common.js';
 import { HistoryReport, HistoryReportRequest } from '../schemas/history.js';
 import { requireValidVin } from '../vin.js';
 
@@ -26,10 +28,12 @@ function wantsPdf(format: 'json' | 'pdf' | undefined, request: FastifyRequest): 
   return pdf !== -1 && (json === -1 || pdf < json);
 }
 
-export const historyReportRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: Logger; now: () => Date }> = async (
-  app,
-  deps,
-) => {
+export const historyReportRoutes: FastifyPluginAsyncTypebox<{
+  pool: Pool;
+  log: Logger;
+  cpuPool: CpuPool;
+  now: () => Date;
+}> = async (app, deps) => {
   app.post(
     '/history/report',
     {
@@ -39,11 +43,12 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         description:
           'Tiers basic, standard, comprehensive, lifetime (sections and data range: docs/history-report.md). ' +
           'Billed per successful answer (docs/pricing.md). 400 names the VIN rule that failed in details.rule; ' +
-          '404 when no vehicle has the VIN. The PDF answer is application/pdf, streamed.',
+          '404 when no vehicle has the VIN. The PDF answer is application/pdf; 422 WORK_BUDGET_EXCEEDED when rendering ' +
+          'it needs more than CPU_TASK_BUDGET_MS, 503 when the CPU pool is full (neither is billed).',
         security: [{ bearerAuth: [] }],
         headers: PaidHeaders,
         body: HistoryReportRequest,
-        response: { 200: paidAnswer(Envelope(HistoryReport), true), ...paidErrorResponses },
+        response: { 200: paidAnswer(Envelope(HistoryReport), true), ...paidErrorResponses, 503: ErrorEnvelope },
       },
     },
     async (request, reply) => {
@@ -57,7 +62,9 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         work: async () => {
           const report = await buildHistoryReport(deps.pool, { vin, tier, reportId: randomUUID(), now: deps.now() });
           if (!report) throw notFound('vehicle with this VIN');
-          return pdf ? { kind: 'pdf', stream: renderHistoryReportPdf(report) } : { kind: 'json', data: report };
+          if (!pdf) return { kind: 'json', data: report };
+          const bytes = await deps.cpuPool.renderHistoryPdf(report, request.principal.companyId);
+          return { kind: 'pdf', stream: Readable.from([bytes]) };
         },
       });
     },

@@ -7,7 +7,8 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
-import { loadGeofences } from '../../db/geofences.js';
+import type { CpuPool } from '../../cpu-pool/pool.js';
+import { loadGeofenceIds, loadGeofenceTexts } from '../../db/geofences.js';
 import { loadLastServices, ruleSignals } from '../../db/health.js';
 import {
   countMonitoringDeliveries,
@@ -30,7 +31,6 @@ import { msPerDay } from '../../domain/units.js';
 import { invalidRequest, notFound, type FieldError } from '../../errors.js';
 import { effectiveHealthConfig } from '../../health/config.js';
 import type { RuleSample } from '../../health/types.js';
-import { dryRunMonitoring } from '../../monitoring/dry-run.js';
 import { monitoringSignals } from '../../monitoring/engine.js';
 import { buildMonitoringEventBody } from '../../monitoring/event-body.js';
 import {
@@ -167,6 +167,7 @@ function odometerReader(samples: readonly RuleSample[]): (at: Date) => number | 
 export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
   pool: Pool;
   config: Config;
+  cpuPool: CpuPool;
   now: () => Date;
 }> = async (app, deps) => {
   const cap: CompanyCap = {
@@ -212,7 +213,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const geofenceIds = body.options?.geofence_ids ?? null;
       if (geofenceIds && geofenceIds.length > 0) {
         // Another company's geofence is as unknown as a made-up id: a field error, revealing nothing.
-        const own = new Set((await loadGeofences(deps.pool, companyId, geofenceIds)).map((g) => g.id));
+        const own = new Set(await loadGeofenceIds(deps.pool, companyId, geofenceIds));
         geofenceIds.forEach((id, index) => {
           if (!own.has(id.toLowerCase())) {
             errors.push({ field: `options.geofence_ids.${index}`, message: 'is not one of your geofences' });
@@ -359,11 +360,20 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         description:
           `Replays the vehicle's readings and provider events from \`since\` (at most ${dryRunMaxDays} days back) until ` +
           'now through the same detectors, from a fresh state. Nothing is stored or delivered. 400 when the window ' +
-          'holds more than MONITORING_DRY_RUN_MAX_READINGS readings.',
+          'holds more than MONITORING_DRY_RUN_MAX_READINGS readings; 422 WORK_BUDGET_EXCEEDED when the replay needs ' +
+          'more than MONITORING_DRY_RUN_MAX_FENCE_TESTS geofence tests or CPU_TASK_BUDGET_MS of computation ' +
+          '(details.limit names which); 503 when the CPU pool is full.',
         security,
         params: SubscriptionParams,
         body: DryRunBody,
-        response: { 200: Envelope(DryRunResult), 400: ErrorEnvelope, 404: ErrorEnvelope, ...authErrorResponses },
+        response: {
+          200: Envelope(DryRunResult),
+          400: ErrorEnvelope,
+          404: ErrorEnvelope,
+          422: ErrorEnvelope,
+          503: ErrorEnvelope,
+          ...authErrorResponses,
+        },
       },
     },
     async (request) => {
@@ -396,18 +406,23 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       if (events.length > max) throw tooMany('provider events');
       const options = monitoringOptions(subscription.options);
       const services = await loadLastServices(deps.pool, [subscription.vehicleId]);
-      const geofences = await loadGeofences(deps.pool, companyId, options.geofenceIds);
+      const fenceIds = await loadGeofenceIds(deps.pool, companyId, options.geofenceIds);
+      const fences = await deps.cpuPool.sharedFences(fenceIds, () => loadGeofenceTexts(deps.pool, companyId, fenceIds));
       const lastServices = services.get(subscription.vehicleId) ?? {};
-      const detections = dryRunMonitoring({
-        samples,
-        events,
-        vehicle: { telematicsProvider: vehicle.telematicsProvider, createdAt: vehicle.createdAt, lastServices },
-        healthConfig: effectiveHealthConfig(vehicle.companyConfig, vehicle.vehicleConfig),
-        kinds: subscription.events,
-        options,
-        geofences,
-        now: until,
-      });
+      // The replay itself runs on the CPU pool's threads, within its budgets (422 past them).
+      const detections = await deps.cpuPool.dryRun(
+        {
+          samples,
+          events,
+          vehicle: { telematicsProvider: vehicle.telematicsProvider, createdAt: vehicle.createdAt, lastServices },
+          healthConfig: effectiveHealthConfig(vehicle.companyConfig, vehicle.vehicleConfig),
+          kinds: subscription.events,
+          options,
+          now: until,
+        },
+        fences,
+        companyId,
+      );
       const serviceTimes = Object.values(lastServices).map((s) => s.at.getTime());
       const odometerKmAt = odometerReader(samples);
       return ok({

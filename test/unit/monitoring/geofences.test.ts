@@ -295,3 +295,80 @@ describe('GeofenceIndex', () => {
     expect(index.crossedBy({ lat: Number.NaN, lon: 13.4 }, { lat: 52.5, lon: 13.4 })).toEqual([]);
   });
 });
+
+describe('GeofenceIndex on large polygons (edge index)', () => {
+  const ids = (fences: Geofence[]) => fences.map((f) => f.id);
+  /** Even-odd over every edge of every ring, no index: the definition the index must agree with. */
+  function bruteContains(area: GeofenceArea & { type: 'Polygon' }, p: { lat: number; lon: number }): boolean {
+    let inside = false;
+    for (const ring of area.coordinates) {
+      for (let i = 1; i < ring.length; i++) {
+        const [xi, yi] = ring[i]!;
+        const [xj, yj] = ring[i - 1]!;
+        if (yi > p.lat !== yj > p.lat && p.lon < ((xj - xi) * (p.lat - yi)) / (yj - yi) + xi) inside = !inside;
+      }
+    }
+    return inside;
+  }
+  const cross = (ax: number, ay: number, bx: number, by: number, cx: number, cy: number) =>
+    (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+  /** Whether segment ab meets any edge (proper crossings; random data never touches exactly). */
+  function bruteCrossed(
+    area: GeofenceArea & { type: 'Polygon' },
+    a: { lat: number; lon: number },
+    b: { lat: number; lon: number },
+  ): boolean {
+    return area.coordinates.some((ring) =>
+      ring.slice(1).some(([x1, y1], i) => {
+        const [x0, y0] = ring[i]!;
+        const d1 = cross(x0, y0, x1, y1, a.lon, a.lat);
+        const d2 = cross(x0, y0, x1, y1, b.lon, b.lat);
+        const d3 = cross(a.lon, a.lat, b.lon, b.lat, x0, y0);
+        const d4 = cross(a.lon, a.lat, b.lon, b.lat, x1, y1);
+        return d1 * d2 < 0 && d3 * d4 < 0;
+      }),
+    );
+  }
+
+  it('agrees with testing every edge, for random jagged polygons with holes, points and segments', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    /** A star-shaped ring of `n` corners around (lon, lat): jagged, so rays and segments meet many edges. */
+    const star = (lon: number, lat: number, radius: number, n: number, reverse = false): Ring => {
+      const ring: Ring = Array.from({ length: n }, (_, i) => {
+        const angle = ((reverse ? n - i : i) / n) * 2 * Math.PI;
+        const r = radius * (0.55 + 0.45 * random());
+        return [lon + r * Math.cos(angle), lat + r * Math.sin(angle)];
+      });
+      return [...ring, ring[0]!];
+    };
+    const fences: Geofence[] = [];
+    for (let i = 0; i < 24; i++) {
+      const lon = 13 + random() * 0.4;
+      const lat = 52 + random() * 0.4;
+      const radius = 0.02 + random() * 0.08;
+      const rings = [star(lon, lat, radius, 400 + Math.floor(random() * 1500))];
+      // Every other fence has a hole (a smaller star around the same centre).
+      if (i % 2 === 0) rings.push(star(lon, lat, radius * 0.4, 200, true));
+      fences.push(fence(`big${i}`, polygon(...rings)));
+    }
+    const index = new GeofenceIndex(fences);
+    const polygons = fences.map((f) => f.area as GeofenceArea & { type: 'Polygon' });
+    let [insideHits, crossingHits] = [0, 0];
+    for (let n = 0; n < 800; n++) {
+      const a = { lat: 51.95 + random() * 0.5, lon: 12.95 + random() * 0.5 };
+      const b = { lat: a.lat + (random() - 0.5) * 0.02, lon: a.lon + (random() - 0.5) * 0.02 };
+      const expectedInside = fences.filter((_, i) => bruteContains(polygons[i]!, a)).map((f) => f.id);
+      expect(ids(index.containing(a))).toEqual(expectedInside);
+      insideHits += expectedInside.length;
+      const expectedCrossed = fences.filter((_, i) => bruteCrossed(polygons[i]!, a, b)).map((f) => f.id);
+      expect(ids(index.crossedBy(a, b))).toEqual(expectedCrossed);
+      crossingHits += expectedCrossed.length;
+    }
+    expect(insideHits).toBeGreaterThan(200);
+    expect(crossingHits).toBeGreaterThan(80);
+    // The point of the index: far fewer edge tests than the 1,600 queries × every edge.
+    const allEdges = polygons.reduce((sum, p) => sum + p.coordinates.reduce((s, r) => s + r.length - 1, 0), 0);
+    expect(index.tests).toBeLessThan((1600 * allEdges) / 50);
+  });
+});

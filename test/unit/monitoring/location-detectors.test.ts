@@ -4,8 +4,9 @@ import { geoFenceEntryDetector } from '../../../src/monitoring/detectors/geo-fen
 import { geoFenceExitDetector } from '../../../src/monitoring/detectors/geo-fence-exit.js';
 import { speedLimitExceededDetector } from '../../../src/monitoring/detectors/speed-limit-exceeded.js';
 import { maxCrossingGapMs } from '../../../src/monitoring/fence-transitions.js';
+import { defaultMonitoringOptions } from '../../../src/monitoring/kinds.js';
 import type { Geofence } from '../../../src/monitoring/types.js';
-import { brief, detectorVehicle, sample, type InputParts } from './detector-harness.js';
+import { at, brief, detectorVehicle, monitoringInput, sample, type InputParts } from './detector-harness.js';
 
 type Ring = Array<[number, number]>;
 const rect = (lon0: number, lat0: number, lon1: number, lat1: number): Ring => [
@@ -136,6 +137,31 @@ describe('geo_fence_entry / geo_fence_exit', () => {
       [],
     );
     expect(v.feed({ samples: [inDepot(10)] }, 10)).toEqual(['10:geo_fence_entry:f-depot']);
+  });
+
+  it('entry and exit on one input each answer from their own state (a kind subscribed later starts fresh)', () => {
+    const entry = detectorVehicle(geoFenceEntryDetector);
+    entry.feed({ geofences, samples: [outside(0)] }, 0);
+    const input = monitoringInput({ geofences, samples: [inDepot(10)] });
+    const stored = JSON.parse(JSON.stringify(entry.state));
+    const entered = geoFenceEntryDetector.detect(entry.state, input, defaultMonitoringOptions, at(10));
+    expect(brief(entered.detections)).toEqual([{ at: 10, severity: 'info', key: 'f-depot' }]);
+    // An equal state (as stored) gets the entry detector's answer: the fences are tested once.
+    const exited = geoFenceExitDetector.detect(stored, input, defaultMonitoringOptions, at(10));
+    expect(exited.state).toBe(entered.state);
+    expect(exited.detections).toEqual([]);
+    // An exit detector that has never seen a fix: this one only says where the vehicle is.
+    const fresh = geoFenceExitDetector.detect(geoFenceExitDetector.initial(), input, defaultMonitoringOptions, at(10));
+    expect(fresh.detections).toEqual([]);
+    expect(fresh.state).toEqual(entered.state);
+    // And a fresh entry detector on the same input sends nothing either, though the last answer was an entry.
+    const freshEntry = geoFenceEntryDetector.detect(
+      geoFenceEntryDetector.initial(),
+      input,
+      defaultMonitoringOptions,
+      at(10),
+    );
+    expect(freshEntry.detections).toEqual([]);
   });
 });
 

@@ -1,0 +1,46 @@
+/**
+ * The API's CPU pool on real worker threads running the built task module (issue 16): a report PDF
+ * rendered on a thread is byte for byte the one rendered in process; a full pool refuses at once
+ * with 503 and Retry-After, and takes work again when a thread frees up.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { CpuPool } from '../../src/cpu-pool/pool.js';
+import { AppError } from '../../src/errors.js';
+import { renderHistoryReportPdf } from '../../src/history/pdf/render.js';
+import { createLogger } from '../../src/log.js';
+import { sampleHistoryReport } from '../helpers/history-report.js';
+
+const config = loadConfig({ LOG_LEVEL: 'silent', CPU_POOL_THREADS: '1', CPU_POOL_QUEUE: '0' });
+const pool = new CpuPool(config, createLogger('silent'));
+afterAll(() => pool.close());
+
+async function inProcess(report: ReturnType<typeof sampleHistoryReport>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of renderHistoryReportPdf(report)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('CPU pool', () => {
+  it('renders a report PDF on a thread, the same bytes as in process', async () => {
+    const report = sampleHistoryReport('lifetime', 'many_rows');
+    const pdf = await pool.renderHistoryPdf(report, 'company-1');
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.equals(await inProcess(report))).toBe(true);
+  });
+
+  it('with every thread busy and no room to wait, refuses at once with 503 and Retry-After; then works again', async () => {
+    const report = sampleHistoryReport('basic');
+    const first = pool.renderHistoryPdf(report, 'company-1');
+    const refused = await pool.renderHistoryPdf(report, 'company-2').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      message: expect.stringContaining('CPU_POOL_QUEUE'),
+      retryAfterSeconds: Math.ceil(config.cpuTaskBudgetMs / 1000),
+    });
+    expect((await first).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect((await pool.renderHistoryPdf(report, 'company-2')).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+});
