@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser, type ConsoleSession } from '../helpers/console.js';
 
 const cap = 3;
 const password = 'a long enough password';
-const consoleHeaders = { host: 'console.test', origin: 'http://console.test' };
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,29 +26,8 @@ async function liveKeys(companyId: string): Promise<number> {
   return rows[0].n;
 }
 
-/** A console user of the company, signed in: the cookie and the form token. */
-async function consoleUser(companyId: string, email: string): Promise<{ cookie: string; csrf: string }> {
-  expect((await t.admin('POST', `/companies/${companyId}/users`, { email, name: 'Dev', password })).statusCode).toBe(
-    201,
-  );
-  const signIn = await t.app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { ...consoleHeaders, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ email, password }).toString(),
-  });
-  const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
-  const page = await t.app.inject({ url: '/console/api-keys', headers: { ...consoleHeaders, cookie } });
-  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)![1]! };
-}
-
-function consoleCreate(user: { cookie: string; csrf: string }, name: string) {
-  return t.app.inject({
-    method: 'POST',
-    url: '/console/api-keys',
-    headers: { ...consoleHeaders, cookie: user.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: user.csrf, name }).toString(),
-  });
+function consoleCreate(user: ConsoleSession, name: string) {
+  return user.post('/console/api-keys', { name });
 }
 
 describe('live API keys per company', () => {
@@ -77,7 +56,7 @@ describe('live API keys per company', () => {
 
   it('console: past the cap "Create key" shows an alert and creates nothing', async () => {
     const company = await t.createCompany('Console keys');
-    const user = await consoleUser(company.id, 'keys@example.test');
+    const user = await newConsoleUser(t, company.id, 'keys@example.test', password);
     for (const name of ['a', 'b']) {
       const created = await consoleCreate(user, name);
       expect(created.statusCode).toBe(303);
@@ -100,7 +79,7 @@ describe('live API keys per company', () => {
 
   it('holds under concurrent creations from both paths: exactly the cap is live', async () => {
     const company = await t.createCompany('Concurrent keys');
-    const user = await consoleUser(company.id, 'race@example.test');
+    const user = await newConsoleUser(t, company.id, 'race@example.test', password);
     const responses = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         i % 2 ? createKey(company.id, `api ${i}`) : consoleCreate(user, `ui ${i}`),

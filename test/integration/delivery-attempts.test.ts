@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMonitoringDeliveries, loadEndpointHealth } from '../../src/db/monitoring-deliveries.js';
 import { listDeliveries } from '../../src/db/webhooks.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser } from '../helpers/console.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 
 let t: TestApp;
@@ -222,19 +223,7 @@ describe('console delivery tables', () => {
       [core.json().data.id, company.id, hook],
     );
 
-    expect(
-      (await t.admin('POST', `/companies/${company.id}/users`, { email: 'dev@console.test', name: 'Dev', password }))
-        .statusCode,
-    ).toBe(201);
-    const headers = { host: 'console.test', origin: 'http://console.test' };
-    const signedIn = await t.app.inject({
-      method: 'POST',
-      url: '/console/sign-in',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ email: 'dev@console.test', password }).toString(),
-    });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
-    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { ...headers, cookie } });
+    const { get } = await newConsoleUser(t, company.id, 'dev@console.test', password);
 
     const monitoring = (await get('/console/monitoring')).body;
     expect(monitoring).toMatch(
