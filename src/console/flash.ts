@@ -9,7 +9,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRecordId } from '../api/schemas/common.js';
 import type { Config } from '../config.js';
-import { insertConsoleFlash, takeConsoleFlash } from '../db/console-sessions.js';
+import { deleteInBatches } from '../db/batched-delete.js';
+import { deleteUnreadConsoleFlashes, insertConsoleFlash, takeConsoleFlash } from '../db/console-sessions.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import { decryptJson, encryptJson } from '../security/secrets.js';
@@ -33,6 +34,9 @@ export interface Flashes {
 export type FlashKind = keyof Flashes;
 
 type FlashDeps = { pool: Pool; config: Pick<Config, 'secretsKey'> };
+
+/** A flash is read by the GET its redirect leads to, within seconds; one unread this long never will be. */
+export const unreadFlashLifetimeMs = 10 * 60_000;
 
 /** The `page` column: the page that shows the message, and for a refusal the kind too. */
 function slot(kind: FlashKind, page: string): string {
@@ -92,4 +96,19 @@ export async function redirectRefused<P extends keyof Flashes['refused'] & strin
 ): Promise<FastifyReply> {
   const id = await putFlash(deps.pool, deps.config.secretsKey, request.consoleSession.id, 'refused', page, message);
   return reply.redirect(flashUrl('refused', page, id), 303);
+}
+
+/**
+ * Deletes the flashes nobody will read (hourly, maintenance.purge-expired): older than
+ * unreadFlashLifetimeMs, or of a session that has ended. Otherwise a sealed key or secret whose
+ * user never signs in again would stay. Answers how many.
+ */
+export function purgeUnreadFlashes(
+  pool: Pool,
+  config: Pick<Config, 'consoleSessionIdleMs' | 'consoleSessionAbsoluteMs'>,
+  now: Date,
+): Promise<number> {
+  const before = new Date(now.getTime() - unreadFlashLifetimeMs);
+  const lifetime = { idleMs: config.consoleSessionIdleMs, absoluteMs: config.consoleSessionAbsoluteMs };
+  return deleteInBatches((limit) => deleteUnreadConsoleFlashes(pool, before, lifetime, now, limit));
 }
