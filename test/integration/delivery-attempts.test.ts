@@ -291,3 +291,33 @@ describe('endpoint health', () => {
     expect(rowsFetched).toBeLessThanOrEqual(3);
   });
 });
+
+describe('recover', () => {
+  it('looks at 1,000 failed deliveries a call at most, the oldest first; the next call takes what it left', async () => {
+    const subscription = await monitoringSubscription();
+    const from = new Date(Date.now() - 20 * hourMs);
+    await bulkMonitoringDeliveries(subscription.id, { deliveries: 1_001, attempts: 1, from });
+    const recover = () =>
+      v1(t, 'POST', `/subscriptions/${subscription.id}/recover`, acme.key, { since: from.toISOString() });
+    const due = async () =>
+      (
+        await t.pool.query(
+          `SELECT created_at FROM monitoring_deliveries
+           WHERE subscription_id = $1 AND next_trigger = 'recover' AND next_attempt_at IS NOT NULL ORDER BY created_at`,
+          [subscription.id],
+        )
+      ).rows.map((r) => (r.created_at.getTime() - from.getTime()) / 60_000);
+
+    const first = await recover();
+    expect(first.statusCode, first.body).toBe(202);
+    expect(first.json().data.queued).toBe(1_000);
+    // Deliveries were created a minute apart from `from`: the first 1,000 minutes are queued.
+    const queued = await due();
+    expect(queued).toHaveLength(1_000);
+    expect([queued[0], queued.at(-1)]).toEqual([1, 1_000]);
+
+    // No worker sends here: the first 1,000 are still due, so the next call takes the one left.
+    expect((await recover()).json().data.queued).toBe(1);
+    expect((await due()).at(-1)).toBe(1_001);
+  });
+});
