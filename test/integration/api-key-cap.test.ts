@@ -41,7 +41,7 @@ describe('live API keys per company', () => {
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({
       success: false,
-      error: { code: 'LIMIT_REACHED', details: { resource: 'live API keys', limit: cap } },
+      error: { code: 'LIMIT_REACHED', details: { resource: 'api_keys', limit: cap } },
     });
     expect(refused.json().error.message).toBe(
       'the company has 3 live API keys, the most it may have (3); revoke one first',
