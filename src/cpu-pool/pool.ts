@@ -83,9 +83,13 @@ export class CpuPool {
 
   /**
    * The fences with these ids (a version: fences never change) in shared memory for the threads;
-   * `load` reads them when this process has not shared that version yet (src/cpu-pool/shared-fences.ts).
+   * `load` reads those of a slice of the ids when this process has not shared that version yet
+   * (src/cpu-pool/shared-fences.ts).
    */
-  sharedFences(ids: readonly string[], load: () => Promise<GeofenceText[]>): Promise<SharedFences> {
+  sharedFences(
+    ids: readonly string[],
+    load: (ids: readonly string[]) => Promise<GeofenceText[]>,
+  ): Promise<SharedFences> {
     return this.fences.get(ids, load);
   }
 

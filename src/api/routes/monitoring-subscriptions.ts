@@ -402,7 +402,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const options = monitoringOptions(subscription.options);
       const services = await loadLastServices(deps.pool, [subscription.vehicleId]);
       const fenceIds = await loadGeofenceIds(deps.pool, companyId, options.geofenceIds);
-      const fences = await deps.cpuPool.sharedFences(fenceIds, () => loadGeofenceTexts(deps.pool, companyId, fenceIds));
+      const fences = await deps.cpuPool.sharedFences(fenceIds, (ids) => loadGeofenceTexts(deps.pool, companyId, ids));
       // The window goes to a CPU-pool thread page by page as it is read (the readings, then the
       // provider events: a window over the bound is refused before the events are read); the replay
       // and the answer's JSON are made there, within the pool's budgets (422 past them).
