@@ -28,7 +28,7 @@ export interface GeofenceText {
   areaJson: string;
 }
 
-/** Versions kept by the API process (each up to about 60 MB at the caps' worst) and by each thread. */
+/** Versions kept by the API process (82 MB each at 2 million vertices) and by each thread. */
 const mainEntries = 4;
 const threadEntries = 2;
 /** Fences read per statement, and copied between two turns of the event loop. */
@@ -42,8 +42,8 @@ export function fencesVersion(ids: readonly string[]): string {
 /**
  * Reads the fences with these ids a slice at a time and writes their list into shared memory. Each
  * slice's texts become bytes outside the JavaScript heap at once, so no fence text outlives its
- * slice there: 60 MB of strings kept through the whole copy cost the event loop garbage-collection
- * pauses of 30 to 60 ms (geofences bench). Then the bytes are copied in, a slice at a time with a
+ * slice there: 82 MB of strings kept through the whole copy cost the event loop garbage-collection
+ * pauses of over 30 ms (geofences bench). Then the bytes are copied in, a slice at a time with a
  * turn of the event loop after each.
  */
 async function share(
