@@ -161,7 +161,10 @@ function convert(value: unknown, unit: (n: number) => number): unknown {
 /** One position as decoded from any form, before it becomes samples. */
 interface Fix {
   vehicle: string;
-  /** When the fix was taken: the time of location, speed and the standard keys. null: the payload carried a time we could not read (its samples are skipped). */
+  /**
+   * When the fix was taken: the time of location, speed and the standard keys. null: the payload
+   * carried a time we could not read (its samples are skipped).
+   */
   recordedAt: Date | null;
   /**
    * When the attributes were read. The fix time, except for a forwarded position whose device time
@@ -332,8 +335,10 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
   }
 }
 
+type Refused = { ok: false; reason: string };
+
 /** The OsmAnd query / form keys, applied in order like the decoder (a repeated key: the last wins). */
-function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | { ok: false; reason: string } {
+function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | Refused {
   // The query string, also when a whole request URL or its path was stored ("/?id=…", "http://host:5055/?id=…").
   const text = body.trim().replace(/^[^=&]*\?/, '');
   const params = new URLSearchParams(text);
@@ -393,10 +398,7 @@ function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | { o
 const jsonShape = 'expected {"device_id", "location": {...}}';
 
 /** The JSON form (OsmAnd / Traccar Client, transistorsoft background-geolocation); `location` may be one object or an array. */
-function fromJson(
-  value: unknown,
-  receivedAt: Date,
-): { ok: true; fixes: Fix[]; skipped: string[] } | { ok: false; reason: string } {
+function fromJson(value: unknown, receivedAt: Date): { ok: true; fixes: Fix[]; skipped: string[] } | Refused {
   if (!isObject(value)) return { ok: false, reason: jsonShape };
   const vehicle = idText(value.device_id);
   if (!vehicle) return { ok: false, reason: 'missing device_id' };
@@ -445,13 +447,12 @@ function idText(id: unknown): string {
 /**
  * A Traccar server's forwarding, told from the OsmAnd JSON by its keys: `PositionForwarderJson`
  * posts `{position, device}`, `EventForwarderJson` `{event, position, device}` (no `position` for
- * events without one, such as deviceOnline).
+ * events without one, such as deviceOnline). The OsmAnd JSON names `device_id`, and may carry a
+ * `device` of its own (background-geolocation's phone model).
  */
 function isForwarded(value: Record<string, unknown>): boolean {
-  return 'position' in value || 'event' in value || 'device' in value;
+  return !('device_id' in value) && ('position' in value || 'event' in value);
 }
-
-type Refused = { ok: false; reason: string };
 
 /** A date of a forwarded body: absent or null is none; one that does not read refuses the whole body. */
 function forwardedTime(value: unknown, field: string): { ok: true; at: Date | null } | Refused {

@@ -205,7 +205,7 @@ describe('traccar adapter: server forwarding', () => {
       [{ ...forwarded('forward-position.json'), position: [1] }, 'position is not an object'],
       [{ ...forwarded('forward-event-alarm.json'), event: 'alarm' }, 'event is not an object'],
       [
-        { device: forwarded('forward-position.json').device },
+        { event: null, position: null, device: forwarded('forward-position.json').device },
         'expected {position, device} or {event, position, device}',
       ],
     ];
@@ -226,6 +226,11 @@ describe('traccar adapter: server forwarding', () => {
     expect(bySignal(normalize(fixture('osmand-client.json')))).toMatchObject({ speed_kph: 54, engine_state: 'on' });
     expect(bodyProblem(fixture('osmand-client.json'))).toBeNull();
     expect(bodyProblem({ location: {} })).toBe('device_id is required');
+    // background-geolocation may add a `device` of its own to the OsmAnd JSON: still OsmAnd.
+    const phone = { ...JSON.parse(fixture('osmand-client.json')), device: { model: 'Pixel 8', platform: 'Android' } };
+    expect(bodyProblem(phone)).toBeNull();
+    expect(bySignal(normalize(phone))).toEqual(bySignal(normalize(fixture('osmand-client.json'))));
+    expect(bodyProblem({ device: forwarded('forward-position.json').device })).toBe('device_id is required');
     expect(bySignal(normalize('id=7&timestamp=1746367331&fuelLevel=40', null))).toEqual({ fuel_percent: 40 });
     // A numeric uniqueId (not what Device.java writes, but a number is an id) is read as text.
     const numeric = position({});
