@@ -1,7 +1,12 @@
 /**
- * Traccar devices speaking the OsmAnd protocol (research/providers.md §6): phones and trackers
- * push one position per request, as a GET query string, a form-encoded POST with the same keys,
- * or the JSON body of the OsmAnd/Traccar Client apps (`{device_id, location: {...}}`).
+ * Traccar, two ways (research/providers.md §6, research/traccar-forwarding.md):
+ * - devices speaking the OsmAnd protocol: phones and trackers push one position per request, as a
+ *   GET query string, a form-encoded POST with the same keys, or the JSON body of the
+ *   OsmAnd/Traccar Client apps (`{device_id, location: {...}}`);
+ * - a Traccar server's forwarding, so every protocol it decodes (Teltonika, Queclink, Concox…)
+ *   reaches us: `{position, device}` (`forward.type=json`) and `{event, position, device}`
+ *   (`event.forward.url`), one POST each. `device.uniqueId` is the vehicle; `fixTime` the reading
+ *   time; `speed` knots; the attributes are the same as a device's.
  *
  * Query / form keys (`OsmAndProtocolDecoder`):
  *   id | deviceid (required), timestamp (unix s, unix ms, ISO, or `yyyy-MM-dd HH:mm:ss` read as
@@ -13,24 +18,26 @@
  * unknown signals under a snake_case version of their name. `odometer` is GPS-derived, so it is
  * `gps_odometer_km`; only `obdOdometer` is the vehicle's `odometer_km` (research §7).
  *
- * Devices cannot sign. The connection's ingest URL carries its device token as a path segment
- * (`/ingest/v1/traccar/:connectionId/:token`, DESIGN §6); the HTTP layer hands it over as
- * `pathToken` and `push.verify` compares it with the connection's token.
+ * Neither devices nor a Traccar server sign. The connection's ingest URL carries its device token
+ * as a path segment (`/ingest/v1/traccar/:connectionId/:token`, DESIGN §6); the HTTP layer hands
+ * it over as `pathToken` and `push.verify` compares it with the connection's token.
  */
 import { createHash } from 'node:crypto';
 import { providerEventKinds, signalNames, type ProviderEvent, type ProviderEventKind } from '../src/domain/sample.js';
-import { hexEquals } from './signing.js';
+import { header, hexEquals } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
-import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from './values.js';
+import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
 
 const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
- * The device token from the ingest URL against the connection's token. Both are hashed first so
- * the constant-time comparison sees equal lengths.
+ * The device token from the ingest URL, else from `Authorization: Bearer <token>` (what a Traccar
+ * server sends on the URL without the token when `forward.header` sets it), against the
+ * connection's token. Both are hashed first so the constant-time comparison sees equal lengths.
  */
 export function verifyTraccarToken(request: PushRequest, secret: string): VerifyResult {
-  const given = request.pathToken;
+  const bearer = /^Bearer +(\S+) *$/i.exec(header(request.headers, 'authorization') ?? '');
+  const given = request.pathToken ?? bearer?.[1] ?? null;
   if (given === null || given === '') return { ok: false, reason: 'missing_signature' };
   if (!secret) return { ok: false, reason: 'bad_signature' };
   return hexEquals(sha256Hex(given), sha256Hex(secret)) ? { ok: true } : { ok: false, reason: 'bad_signature' };
@@ -103,13 +110,18 @@ function typed(value: string): number | boolean | string {
   return value;
 }
 
-/** OsmAnd timestamps; an ISO time without offset and `yyyy-MM-dd HH:mm:ss` are read as UTC (not the host's zone). */
+/**
+ * OsmAnd timestamps and the dates a Traccar server writes. An ISO time is read strictly (a
+ * calendar-invalid 2026-02-31 is no time, where `new Date` would roll it into March), with the
+ * offset as Jackson writes it, `+00:00`, or as Traccar before 2021 wrote it, `+0000`; without an
+ * offset it is UTC, as is `yyyy-MM-dd HH:mm:ss` (never the host's zone).
+ */
 export function parseTraccarTime(value: unknown): Date | null {
   if (typeof value === 'string') {
     const text = value.trim();
-    const plain = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/.exec(text);
-    if (plain) {
-      const [y, mo, d, h, mi, sec] = plain.slice(1, 7).map((part) => Number(part ?? 0)) as [
+    const iso = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(text);
+    if (iso) {
+      const [y, mo, d, h, mi, sec] = iso.slice(1, 7).map((part) => Number(part ?? 0)) as [
         number,
         number,
         number,
@@ -117,10 +129,12 @@ export function parseTraccarTime(value: unknown): Date | null {
         number,
         number,
       ];
-      const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Math.round(Number(plain[7] ?? 0) * 1000)));
+      const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Math.round(Number(iso[7] ?? 0) * 1000)));
       // Date.UTC rolls 2026-02-31 over into March; a calendar-invalid text is no time.
       const valid = h < 24 && mi < 60 && sec < 60 && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-      return valid && Number.isFinite(date.getTime()) ? date : null;
+      const offsetMinutes = offsetOf(iso[8]);
+      if (!valid || offsetMinutes === null || !Number.isFinite(date.getTime())) return null;
+      return new Date(date.getTime() - offsetMinutes * 60_000);
     }
     // Only numbers and ISO 8601 with a date part; `new Date` would also accept "May 4" in local time.
     if (!/^\d+(\.\d+)?$/.test(text) && !/^\d{4}-\d{2}-\d{2}T/.test(text)) return null;
@@ -129,20 +143,39 @@ export function parseTraccarTime(value: unknown): Date | null {
   return typeof value === 'number' ? parseTime(value) : null;
 }
 
+/** Minutes east of UTC of `Z`, `+02:00` or `-0300` (none: UTC); null past ±18 hours, as java.time allows. */
+function offsetOf(text: string | undefined): number | null {
+  if (text === undefined || text === 'Z') return 0;
+  const hours = Number(text.slice(1, 3));
+  const minutes = Number(text.slice(-2));
+  if (minutes >= 60 || hours * 60 + minutes > 18 * 60) return null;
+  return (text[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
+
 /** The converted number when the value is one; otherwise the raw value, so the range check records why it was skipped. */
 function convert(value: unknown, unit: (n: number) => number): unknown {
   const n = finiteNumber(value);
   return n === null ? value : unit(n);
 }
 
-/** One position as decoded from either form, before it becomes samples. */
+/** One position as decoded from any form, before it becomes samples. */
 interface Fix {
   vehicle: string;
-  /** null: the payload carried a time we could not read (its samples are skipped). */
+  /**
+   * When the fix was taken: the time of location, speed and the standard keys. null: the payload
+   * carried a time we could not read (its samples are skipped).
+   */
   recordedAt: Date | null;
+  /**
+   * When the attributes were read. The fix time, except for a forwarded position whose device time
+   * is later: an outdated one (a status message) repeats the last fix with new attributes.
+   */
+  readAt: Date | null;
   lat: unknown;
   lon: unknown;
   heading: unknown;
+  /** The server's reverse geocoding of a forwarded position (`position.address`). */
+  address: unknown;
   /** false when the device said its fix is not valid (`valid=false`). */
   valid: boolean;
   /** speed already converted to km/h, or the raw value when it is not a number. */
@@ -157,9 +190,11 @@ function emptyFix(vehicle: string, recordedAt: Date | null): Fix {
   return {
     vehicle,
     recordedAt,
+    readAt: recordedAt,
     lat: undefined,
     lon: undefined,
     heading: undefined,
+    address: undefined,
     valid: true,
     speedKph: undefined,
     extra: [],
@@ -167,17 +202,17 @@ function emptyFix(vehicle: string, recordedAt: Date | null): Fix {
   };
 }
 
-function addNumber(collector: SampleCollector, fix: Fix, signal: string, value: unknown): void {
+function addNumber(collector: SampleCollector, vehicle: string, at: Date | null, signal: string, value: unknown): void {
   if (value === undefined) return;
   const range = ownRanges[signal];
   // Without a time the collector records that reason first, as for every other signal.
-  if (range && value !== null && fix.recordedAt) {
+  if (range && value !== null && at) {
     const n = finiteNumber(value);
     if (n === null) return collector.skip(`${signal} is not a number`);
     if (n < range[0] || n > range[1]) return collector.skip(`${signal} ${n} out of range`);
-    return collector.add(fix.vehicle, signal, fix.recordedAt, n);
+    return collector.add(vehicle, signal, at, n);
   }
-  collector.add(fix.vehicle, signal, fix.recordedAt, value);
+  collector.add(vehicle, signal, at, value);
 }
 
 /** Ignition as engine_state; anything but true/false/1/0 is not an ignition state. */
@@ -196,7 +231,7 @@ function dtcList(value: unknown): unknown {
 
 /** Turns one decoded fix into samples and events. */
 function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): void {
-  const { vehicle, recordedAt } = fix;
+  const { vehicle, recordedAt, readAt } = fix;
   if (fix.lat !== undefined || fix.lon !== undefined) {
     if (!fix.valid) collector.skip('location fix not valid');
     else {
@@ -206,12 +241,13 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         lat: fix.lat,
         lon: fix.lon,
         heading: heading !== null && heading >= 0 ? heading : null,
+        address: fix.address,
       });
     }
   }
   const hasSpeed = fix.speedKph !== undefined;
   collector.add(vehicle, 'speed_kph', recordedAt, fix.speedKph);
-  for (const [signal, value] of fix.extra) addNumber(collector, fix, signal, value);
+  for (const [signal, value] of fix.extra) addNumber(collector, vehicle, recordedAt, signal, value);
 
   for (const [name, value] of fix.attributes) {
     switch (name) {
@@ -219,7 +255,7 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         collector.add(
           vehicle,
           'gps_odometer_km',
-          recordedAt,
+          readAt,
           convert(value, (m) => m / 1000),
         );
         break;
@@ -227,28 +263,31 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         collector.add(
           vehicle,
           'odometer_km',
-          recordedAt,
+          readAt,
           convert(value, (m) => m / 1000),
         );
         break;
       case 'fuelLevel': // percent
-        collector.add(vehicle, 'fuel_percent', recordedAt, value);
+        collector.add(vehicle, 'fuel_percent', readAt, value);
         break;
       case 'fuel': // litres (renamed from fuelLevel in 2025, traccar#5674)
-        addNumber(collector, fix, 'fuel_liters', value);
+        addNumber(collector, vehicle, readAt, 'fuel_liters', value);
         break;
       case 'coolantTemp': // °C
-        collector.add(vehicle, 'coolant_temp_c', recordedAt, value);
+        collector.add(vehicle, 'coolant_temp_c', readAt, value);
         break;
       case 'power': // volts, the vehicle supply the tracker is wired to
-        collector.add(vehicle, 'battery_voltage', recordedAt, value);
+        collector.add(vehicle, 'battery_voltage', readAt, value);
         break;
       case 'battery': // volts, the tracker's own backup battery
-        addNumber(collector, fix, 'device_battery_voltage', value);
+        addNumber(collector, vehicle, readAt, 'device_battery_voltage', value);
+        break;
+      case 'batteryLevel': // percent: what Traccar's OsmAnd decoder makes of `batt`
+        addNumber(collector, vehicle, readAt, 'device_battery_percent', value);
         break;
       case 'ignition': {
         const state = ignitionState(value);
-        if (state) collector.add(vehicle, 'engine_state', recordedAt, state);
+        if (state) collector.add(vehicle, 'engine_state', readAt, state);
         else collector.skip(`ignition ${String(value)} is not a boolean`);
         break;
       }
@@ -256,19 +295,19 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
         collector.add(
           vehicle,
           'engine_hours',
-          recordedAt,
+          readAt,
           convert(value, (ms) => ms / 3_600_000),
         );
         break;
       case 'obdSpeed': // km/h from the vehicle; GPS `speed` wins when both are sent
-        if (hasSpeed) addNumber(collector, fix, 'obd_speed_kph', value);
-        else collector.add(vehicle, 'speed_kph', recordedAt, value);
+        if (hasSpeed) addNumber(collector, vehicle, readAt, 'obd_speed_kph', value);
+        else collector.add(vehicle, 'speed_kph', readAt, value);
         break;
       case 'rpm':
-        addNumber(collector, fix, 'rpm', value);
+        addNumber(collector, vehicle, readAt, 'rpm', value);
         break;
       case 'dtcs': // "P0420 P0171" or "P0420,P0171"
-        collector.add(vehicle, 'dtcs', recordedAt, dtcList(value));
+        collector.add(vehicle, 'dtcs', readAt, dtcList(value));
         break;
       case 'alarm': // comma-joined, e.g. "hardBraking,overspeed"
         for (const alarm of String(value)
@@ -276,8 +315,8 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
           .map((a) => a.trim())) {
           const kind = alarmKinds[alarm];
           if (!kind) continue;
-          if (!recordedAt) collector.skip(`event ${kind} untimed`);
-          else events.push({ providerVehicleId: vehicle, kind, recordedAt, g: null });
+          if (!readAt) collector.skip(`event ${kind} untimed`);
+          else events.push({ providerVehicleId: vehicle, kind, recordedAt: readAt, g: null });
         }
         break;
       default: {
@@ -290,14 +329,16 @@ function emit(fix: Fix, collector: SampleCollector, events: ProviderEvent[]): vo
           (providerEventKinds as readonly string[]).includes(signal)
         ) {
           collector.skip(`attribute ${name} would shadow signal ${signal}`);
-        } else collector.add(vehicle, signal, recordedAt, value);
+        } else collector.add(vehicle, signal, readAt, value);
       }
     }
   }
 }
 
+type Refused = { ok: false; reason: string };
+
 /** The OsmAnd query / form keys, applied in order like the decoder (a repeated key: the last wins). */
-function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | { ok: false; reason: string } {
+function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | Refused {
   // The query string, also when a whole request URL or its path was stored ("/?id=…", "http://host:5055/?id=…").
   const text = body.trim().replace(/^[^=&]*\?/, '');
   const params = new URLSearchParams(text);
@@ -357,13 +398,9 @@ function fromQuery(body: string, receivedAt: Date): { ok: true; fix: Fix } | { o
 const jsonShape = 'expected {"device_id", "location": {...}}';
 
 /** The JSON form (OsmAnd / Traccar Client, transistorsoft background-geolocation); `location` may be one object or an array. */
-function fromJson(
-  value: unknown,
-  receivedAt: Date,
-): { ok: true; fixes: Fix[]; skipped: string[] } | { ok: false; reason: string } {
+function fromJson(value: unknown, receivedAt: Date): { ok: true; fixes: Fix[]; skipped: string[] } | Refused {
   if (!isObject(value)) return { ok: false, reason: jsonShape };
-  const id = value.device_id;
-  const vehicle = typeof id === 'string' ? id.trim() : typeof id === 'number' && Number.isFinite(id) ? String(id) : '';
+  const vehicle = idText(value.device_id);
   if (!vehicle) return { ok: false, reason: 'missing device_id' };
   const locations = Array.isArray(value.location) ? value.location : isObject(value.location) ? [value.location] : null;
   if (!locations) return { ok: false, reason: jsonShape };
@@ -402,6 +439,114 @@ function fromJson(
   return { ok: true, fixes, skipped };
 }
 
+/** A device identifier sent as text or as a number. */
+function idText(id: unknown): string {
+  return typeof id === 'string' ? id.trim() : typeof id === 'number' && Number.isFinite(id) ? String(id) : '';
+}
+
+/**
+ * A Traccar server's forwarding, told from the OsmAnd JSON by its keys: `PositionForwarderJson`
+ * posts `{position, device}`, `EventForwarderJson` `{event, position, device}` (no `position` for
+ * events without one, such as deviceOnline). The OsmAnd JSON names `device_id`, and may carry a
+ * `device` of its own (background-geolocation's phone model).
+ */
+function isForwarded(value: Record<string, unknown>): boolean {
+  return !('device_id' in value) && ('position' in value || 'event' in value);
+}
+
+/** A date of a forwarded body: absent or null is none; one that does not read refuses the whole body. */
+function forwardedTime(value: unknown, field: string): { ok: true; at: Date | null } | Refused {
+  if (value === undefined || value === null) return { ok: true, at: null };
+  const at = parseTraccarTime(value);
+  return at ? { ok: true, at } : { ok: false, reason: `${field} is not a date` };
+}
+
+/** A forwarded `position` (`model/Position.java`) as a fix. */
+function forwardedFix(vehicle: string, position: Record<string, unknown>): { ok: true; fix: Fix } | Refused {
+  const fixTime = forwardedTime(position.fixTime, 'position.fixTime');
+  if (!fixTime.ok) return fixTime;
+  if (!fixTime.at) return { ok: false, reason: 'position.fixTime is required' };
+  const deviceTime = forwardedTime(position.deviceTime, 'position.deviceTime');
+  if (!deviceTime.ok) return deviceTime;
+  const fix = emptyFix(vehicle, fixTime.at);
+  // An outdated position (a status message, OutdatedHandler) carries the last fix and its time,
+  // with the attributes of the message, read at its device time.
+  if (deviceTime.at && deviceTime.at > fixTime.at) fix.readAt = deviceTime.at;
+  fix.valid = position.valid !== false;
+  fix.lat = position.latitude;
+  fix.lon = position.longitude;
+  fix.heading = position.course;
+  fix.address = position.address;
+  // Speed, altitude and accuracy come from the fix too: an invalid one gives none of them. Its
+  // attributes (ignition, power, CAN values, alarms) still hold, as for Traccar, which stores the
+  // position and runs its alarms but leaves it out of motion (`event.motion.processInvalidPositions`).
+  if (fix.valid) {
+    // Rounded: Traccar stores decoders' km/h as knots, and ×1.852 would bring float noise back.
+    fix.speedKph = scaled(position.speed, 1.852);
+    // The fields are primitive doubles in Traccar: 0 is what a device that reports none gets.
+    if (position.altitude !== 0) fix.extra.push(['altitude_m', position.altitude]);
+    if (position.accuracy !== 0) fix.extra.push(['accuracy_m', position.accuracy]);
+  }
+  if (isObject(position.attributes)) fix.attributes.push(...Object.entries(position.attributes));
+  return { ok: true, fix };
+}
+
+/**
+ * A forwarded body as one fix, or why it can never be stored (400 at the door): no
+ * `device.uniqueId`, or a date that does not read. An event without a position is a fix without
+ * coordinates at its `eventTime`.
+ */
+function fromForwarded(value: Record<string, unknown>): { ok: true; fix: Fix } | Refused {
+  const vehicle = isObject(value.device) ? idText(value.device.uniqueId) : '';
+  if (!vehicle) return { ok: false, reason: 'device.uniqueId is required' };
+  const event = value.event ?? null;
+  const position = value.position ?? null;
+  if (event !== null && !isObject(event)) return { ok: false, reason: 'event is not an object' };
+  if (position !== null && !isObject(position)) return { ok: false, reason: 'position is not an object' };
+  if (!event && !position) return { ok: false, reason: 'expected {position, device} or {event, position, device}' };
+  const eventTime = forwardedTime(event?.eventTime, 'event.eventTime');
+  if (!eventTime.ok) return eventTime;
+  const decoded = position
+    ? forwardedFix(vehicle, position)
+    : { ok: true as const, fix: emptyFix(vehicle, eventTime.at) };
+  if (!decoded.ok) return decoded;
+  // AlarmEventHandler makes one `alarm` event per alarm of the position, timed by the position:
+  // the alarm also arrives on the forwarded position, and both are one provider event.
+  if (event?.type === 'alarm' && isObject(event.attributes) && event.attributes.alarm !== undefined)
+    decoded.fix.attributes.push(['alarm', event.attributes.alarm]);
+  return decoded;
+}
+
+/** Every form decoded into fixes: an OsmAnd query or form, the OsmAnd JSON, a Traccar server's forwarding. */
+function decode(
+  body: string,
+  contentType: string | null,
+  receivedAt: Date,
+): { ok: true; fixes: Fix[]; skipped: string[] } | Refused {
+  if (!isJsonBody(body, contentType)) {
+    const decoded = fromQuery(body, receivedAt);
+    return decoded.ok ? { ok: true, fixes: [decoded.fix], skipped: [] } : decoded;
+  }
+  const parsed = parseJson(body);
+  if (!parsed.ok) return { ok: false, reason: 'body is not JSON' };
+  if (isObject(parsed.value) && isForwarded(parsed.value)) {
+    const decoded = fromForwarded(parsed.value);
+    return decoded.ok ? { ok: true, fixes: [decoded.fix], skipped: [] } : decoded;
+  }
+  return fromJson(parsed.value, receivedAt);
+}
+
+/** One event per vehicle, kind and time: an alarm named twice (on a position and by its event) is one. */
+function distinctEvents(events: ProviderEvent[]): ProviderEvent[] {
+  const seen = new Set<string>();
+  return events.filter((e) => {
+    const key = `${e.providerVehicleId}\u0000${e.kind}\u0000${e.recordedAt.getTime()}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** JSON is told by its content type, else by its first character unless it came as a form. */
 function isJsonBody(body: string, contentType: string | null): boolean {
   const type = (contentType ?? '').toLowerCase();
@@ -410,29 +555,27 @@ function isJsonBody(body: string, contentType: string | null): boolean {
 }
 
 export function normalizeTraccar(raw: RawPayload, receivedAt: Date): NormalizeResult {
-  const body = typeof raw.body === 'string' ? raw.body : '';
+  const decoded = decode(typeof raw.body === 'string' ? raw.body : '', raw.contentType, receivedAt);
+  if (!decoded.ok) return decoded;
   const collector = new SampleCollector();
   const events: ProviderEvent[] = [];
-  if (isJsonBody(body, raw.contentType)) {
-    const parsed = parseJson(body);
-    if (!parsed.ok) return { ok: false, reason: 'body is not JSON' };
-    const decoded = fromJson(parsed.value, receivedAt);
-    if (!decoded.ok) return decoded;
-    for (const reason of decoded.skipped) collector.skip(reason);
-    for (const fix of decoded.fixes) emit(fix, collector, events);
-  } else {
-    const decoded = fromQuery(body, receivedAt);
-    if (!decoded.ok) return decoded;
-    emit(decoded.fix, collector, events);
-  }
-  return { ok: true, samples: collector.samples, events, skipped: collector.skipped };
+  for (const reason of decoded.skipped) collector.skip(reason);
+  for (const fix of decoded.fixes) emit(fix, collector, events);
+  return { ok: true, samples: collector.samples, events: distinctEvents(events), skipped: collector.skipped };
 }
 
-/** A push that can never be stored against a device: JSON without device_id, a form without id. */
+/**
+ * A push that can never be stored against a device: JSON without device_id, a form without id, a
+ * forwarded body without device.uniqueId or with a date that does not read.
+ */
 export function traccarBodyProblem(body: string, contentType: string | null): string | null {
   if (isJsonBody(body, contentType)) {
     const parsed = parseJson(body);
     if (!parsed.ok) return 'body is not valid JSON';
+    if (isObject(parsed.value) && isForwarded(parsed.value)) {
+      const decoded = fromForwarded(parsed.value);
+      return decoded.ok ? null : decoded.reason;
+    }
     return isObject(parsed.value) && 'device_id' in parsed.value ? null : 'device_id is required';
   }
   const params = new URLSearchParams(body);
