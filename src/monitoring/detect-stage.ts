@@ -20,6 +20,7 @@ import {
   loadMonitoredSubscriptions,
   saveDetectorStates,
   type MonitoredSubscription,
+  type NewEventSample,
   type NewMonitoringEvent,
 } from '../db/monitoring-delivery-queue.js';
 import type { PoolClient } from '../db/pool.js';
@@ -47,7 +48,7 @@ export interface MonitoringLane {
 export async function loadMonitoring(
   tx: PoolClient,
   vehicles: ReadonlyArray<{ id: string; fedThrough: Readonly<Record<string, string>> }>,
-): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, EventSample[]> }> {
+): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, NewEventSample[]> }> {
   const loaded = await loadMonitoredSubscriptions(
     tx,
     vehicles.map((v) => {
