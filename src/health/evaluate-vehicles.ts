@@ -30,7 +30,7 @@ import {
 } from '../db/health.js';
 import type { NewEventSample } from '../db/monitoring-delivery-queue.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
-import { odometerSignals } from '../domain/sample.js';
+import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import {
   detectAndStore,
@@ -251,7 +251,7 @@ export async function restartHealthForNewOwner(
   if (!subject) return null;
   const state = healthStateForNewOwner(subject.state);
   const fedThrough = Object.fromEntries(
-    Object.entries(subject.fedThrough).filter(([signal]) => (odometerSignals as readonly string[]).includes(signal)),
+    Object.entries(subject.fedThrough).filter(([signal]) => isOdometerSignal(signal)),
   );
   await saveHealth(
     tx,

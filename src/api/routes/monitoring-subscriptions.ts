@@ -27,6 +27,7 @@ import {
 } from '../../db/monitoring-subscriptions.js';
 import type { Pool } from '../../db/pool.js';
 import { findActiveVehicle } from '../../db/vehicles.js';
+import { odometerSignals } from '../../domain/sample.js';
 import { msPerDay } from '../../domain/units.js';
 import { invalidRequest, notFound, type FieldError } from '../../errors.js';
 import { effectiveHealthConfig } from '../../health/config.js';
@@ -145,7 +146,7 @@ function subscribedKinds(
  * else the newest GPS-derived one, else null. Samples are oldest first.
  */
 function odometerReader(samples: readonly RuleSample[]): (at: Date) => number | null {
-  const series = ['odometer_km', 'gps_odometer_km'].map((signal) =>
+  const series = odometerSignals.map((signal) =>
     samples.filter((s) => s.signal === signal && typeof s.value === 'number'),
   );
   return (at) => {
