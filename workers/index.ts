@@ -53,6 +53,7 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     concurrency: 4,
     // An evaluation takes well under a second; a dead worker's evaluation (and the one deduplicated
     // behind it) runs again within ~15 s, so a crash delays derived state by less than 30 s (docs/ingestion.md).
+    // The sweep runs minutes under the same lock; one taken back while it still runs does nothing (sweepHealth).
     lockDurationMs: 10_000,
     stalledCheckMs: 5000,
   },

@@ -29,6 +29,7 @@ import {
   type NewSample,
 } from '../db/health.js';
 import type { NewEventSample } from '../db/monitoring-delivery-queue.js';
+import { whileHoldingLock } from '../db/advisory-locks.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
@@ -285,12 +286,28 @@ const sweepPageSize = 500;
  * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
  * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
  * evaluates every vehicle again.
+ *
+ * One sweep at a time in the deployment (an advisory lock; `skipped` when another holds it). BullMQ
+ * takes a job back when its lock is not renewed for the health queue's 10 s, which an event loop
+ * stalled that long causes, and a sweep that outlasts its 15-minute period meets the next one: a
+ * second sweep beside the first would be correct (pages skip locked vehicles, an evaluation with
+ * nothing new changes nothing) but would double the work of the largest job there is.
  */
 export async function sweepHealth(
   pool: Pool,
   now: () => Date,
   concurrentPages: number,
   afterPage: (page: EvaluationSummary) => Promise<void> = async () => {},
+): Promise<{ evaluated: number; changed: number; skipped: boolean }> {
+  const swept = await whileHoldingLock(pool, 'health sweep', () => sweepPages(pool, now, concurrentPages, afterPage));
+  return swept ? { ...swept, skipped: false } : { evaluated: 0, changed: 0, skipped: true };
+}
+
+async function sweepPages(
+  pool: Pool,
+  now: () => Date,
+  concurrentPages: number,
+  afterPage: (page: EvaluationSummary) => Promise<void>,
 ): Promise<{ evaluated: number; changed: number }> {
   let afterId: string | null = null;
   let failed = false;
