@@ -42,6 +42,7 @@ import {
   type MonitoredVehicleEvaluation,
   type MonitoringLane,
 } from '../monitoring/detect-stage.js';
+import { loadVehiclePredictions } from '../history/build-report.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../monitoring/kinds.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
@@ -225,7 +226,7 @@ export async function evaluateVehicles(
     };
   });
   await saveHealth(tx, writes, now);
-  const monitoring = await detectAndStore(tx, monitoredEvaluations, now);
+  const monitoring = await detectAndStore(tx, monitoredEvaluations, now, loadVehiclePredictions);
   return {
     evaluated: writes.length,
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),

@@ -26,7 +26,8 @@ import {
   type LatestSignals,
   type Prediction,
 } from './sections.js';
-import type { HistoryReport, ReportTier, VehiclePredictions } from './types.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
+import type { HistoryReport, ReportTier } from './types.js';
 
 /** Months of data each tier covers; null = all available. */
 export const tierMonths: Readonly<Record<ReportTier, number | null>> = {

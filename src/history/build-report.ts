@@ -15,10 +15,11 @@ import {
 } from '../db/history.js';
 import { listOwnerships } from '../db/ownership.js';
 import type { Queryable } from '../db/pool.js';
-import { strongBrakingG } from '../monitoring/incidents.js';
+import { strongBrakingG } from '../domain/incidents.js';
 import { assembleHistoryReport, rangeStart, vehiclePredictions } from './assemble.js';
 import { daysToInspect } from './odometer-series.js';
-import type { HistoryReport, ReportTier, VehiclePredictions } from './types.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
+import type { HistoryReport, ReportTier } from './types.js';
 import { modelYearOf } from './vin.js';
 
 export interface HistoryReportRequest {

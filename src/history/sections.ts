@@ -6,8 +6,7 @@ import type { CompletedRunRow, DrivingDay, IncidentEventRow, ServiceEntryRow } f
 import type { OwnershipSpan } from '../db/ownership.js';
 import { kmPerMile, kmToMiles, msPerDay } from '../domain/units.js';
 import { defaultHealthConfig } from '../health/config.js';
-import { airbagIncidentMs } from '../monitoring/detectors/airbag-deployment.js';
-import { impactG, impactWindowMs, majorImpactG } from '../monitoring/incidents.js';
+import { airbagIncidentMs, impactG, impactWindowMs, majorImpactG } from '../domain/incidents.js';
 import { isTelematicsSource, roundMiles, type OdometerPoint } from './integrity.js';
 import { odometerKmAt } from './odometer-series.js';
 import type { HistoryReport } from './types.js';
