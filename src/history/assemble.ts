@@ -15,7 +15,7 @@ import type {
 import type { OwnershipSpan } from '../db/ownership.js';
 import { kmToMiles } from '../domain/units.js';
 import { checkOdometerIntegrity, roundMiles, streamKey, toReading } from './integrity.js';
-import { distanceSeries, monthlyKm, odometerPoints } from './odometer-series.js';
+import { distanceSeries, monthlyKm, odometerKmAt, odometerPoints } from './odometer-series.js';
 import {
   incidents,
   lifetimeMetrics,
@@ -176,7 +176,7 @@ export function assembleHistoryReport(input: HistoryInput): HistoryReport {
 export interface PredictionInput {
   /** The vehicle's read model `signals` (latest battery, oil life, brake lining). */
   signals: Record<string, unknown>;
-  /** When its current owner got it from a previous owner: harsh braking counts from that UTC day on; null: all. */
+  /** When its current owner got it from a previous owner: the harsh braking rate counts from that UTC day on; null: all. */
   ownedSince: Date | null;
   odometerDays: readonly OdometerDay[];
   dayReadings: readonly OdometerReadingRow[];
@@ -189,20 +189,22 @@ export interface PredictionInput {
 /**
  * One vehicle's forecasts as the lifetime report makes them (the same sections over the same
  * records: its odometer and service history, which travel with the car, and its read model),
- * except that its driving (the harsh braking rate) counts only its current owner's days
- * (docs/ownership.md). A forecast resting on no record of the vehicle is null.
+ * except that the harsh braking rate is its current owner's (docs/ownership.md): the hard brakes
+ * of the owner's UTC days over the miles driven since the first of them, both terms of one span.
+ * A forecast resting on no record of the vehicle is null.
  */
 export function vehiclePredictions(input: PredictionInput): VehiclePredictions {
   const points = odometerPoints(input.odometerDays, input.dayReadings, null);
   const series = distanceSeries(points);
   const fromDay = input.ownedSince?.toISOString().slice(0, 10) ?? '';
-  const metrics = lifetimeMetrics(
-    series,
-    input.drivingDays.filter((d) => d.day >= fromDay),
-    null,
-  );
+  const startKm = input.ownedSince ? odometerKmAt(series, new Date(`${fromDay}T00:00:00Z`)) : (series[0]?.km ?? null);
+  const last = series[series.length - 1];
+  const braking = {
+    hardBrakes: input.drivingDays.filter((d) => d.day >= fromDay).reduce((total, d) => total + d.hardBrakes, 0),
+    miles: last && startKm !== null ? kmToMiles(last.km - startKm) : 0,
+  };
   const service = serviceHistory(input.runs, input.serviceEntries, points);
-  const forecasts = predictionsOf(service, series, metrics, latestSignals(input.signals), input.now);
+  const forecasts = predictionsOf(service, series, braking, latestSignals(input.signals), input.now);
   const known = (forecast: Prediction) => (forecast.known ? forecast.text : null);
   return {
     next_oil_change: known(forecasts.next_oil_change),

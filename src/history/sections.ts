@@ -213,6 +213,16 @@ export interface Prediction {
 }
 
 /**
+ * The harsh braking rate's terms, over one span: the report's data range (every owner), or for
+ * premium monitoring events the current owner's days (assemble.ts `vehiclePredictions`).
+ */
+export interface BrakingSpan {
+  hardBrakes: number;
+  /** Miles driven over the same span (the distance series' odometer). */
+  miles: number;
+}
+
+/**
  * The lifetime tier's forecasts: the oil change from the maintenance interval (health/config.ts
  * defaults) and the last oil service, brakes from the lining sensor or the pad life scaled by the
  * harsh braking rate, the battery from its latest voltage against the battery rule's thresholds.
@@ -221,7 +231,7 @@ export interface Prediction {
 export function predictionsOf(
   service: readonly ServiceItem[],
   series: readonly OdometerPoint[],
-  metrics: Metrics,
+  braking: BrakingSpan,
   latest: LatestSignals,
   now: Date,
 ): Record<keyof Predictions, Prediction> {
@@ -275,8 +285,7 @@ export function predictionsOf(
     };
   } else {
     const lastBrake = lastOf(/brake/i);
-    const drivenMiles = first && last ? kmToMiles(last.km - first.km) : 0;
-    const harshPer100 = drivenMiles >= minScoreMiles ? (metrics.harsh_braking_events / drivenMiles) * 100 : 0;
+    const harshPer100 = braking.miles >= minScoreMiles ? (braking.hardBrakes / braking.miles) * 100 : 0;
     const life = Math.min(brakePadMiles.max, Math.max(brakePadMiles.min, brakePadMiles.typical / (1 + harshPer100)));
     if (!lastBrake || lastBrake.mileage === null || currentMiles === null) {
       brakes = {
@@ -330,7 +339,13 @@ export function predictiveInsights(
   latest: LatestSignals,
   now: Date,
 ): Predictions {
-  const forecasts = predictionsOf(service, series, metrics, latest, now);
+  const first = series[0];
+  const last = series[series.length - 1];
+  const braking = {
+    hardBrakes: metrics.harsh_braking_events,
+    miles: first && last ? kmToMiles(last.km - first.km) : 0,
+  };
+  const forecasts = predictionsOf(service, series, braking, latest, now);
   return {
     next_oil_change: forecasts.next_oil_change.text,
     brake_replacement: forecasts.brake_replacement.text,

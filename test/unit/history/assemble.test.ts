@@ -579,4 +579,36 @@ describe('vehicle predictions (premium monitoring events)', () => {
     expect(brakes(null)).toContain('pads last about 30,000 miles');
     expect(brakes(new Date('2026-11-01T00:00:00Z'))).toContain('pads last about 50,000 miles');
   });
+
+  it("rate the current owner's harsh braking over the miles of the current owner's days, not the car's lifetime", () => {
+    // The first owner drove 9,000 miles braking hard 30 times; the vehicle changed hands on 2026-11-01
+    // and the new owner braked hard twice in 500 miles.
+    const transferred = {
+      ...records,
+      odometerDays: [
+        day('2026-10-01', 10_000, 10_000),
+        day('2026-10-20', 19_000, 19_000),
+        day('2026-11-24', 19_500, 19_500),
+      ],
+      serviceEntries: [
+        {
+          vehicleId: vehicleA,
+          type: 'brake_pads',
+          performedAt: new Date('2026-10-01T09:00:00Z'),
+          odometerKm: milesToKm(10_000),
+        },
+      ],
+    };
+    const drivingDays = [driving('2026-10-10', { hardBrakes: 30 }), driving('2026-11-10', { hardBrakes: 2 })];
+    const brakes = (ownedSince: Date | null) =>
+      vehiclePredictions({ signals: {}, ownedSince, now, drivingDays, ...transferred }).brake_replacement;
+    // 2 per 500 miles (0.4 per 100): 50,000 / 1.4. Over the lifetime's 9,500 miles it would read 48,969.
+    expect(brakes(new Date('2026-11-01T10:00:00Z'))).toBe(
+      "About 26,214 miles left (estimate: pads last about 35,714 miles at this vehicle's braking; last brake service 2026-10-01).",
+    );
+    // Never transferred: every owner's 32 over the 9,500 miles, as the lifetime report rates them (a report spans owners).
+    const report = assembleHistoryReport(input({ tier: 'lifetime', drivingDays, ...transferred }));
+    expect(brakes(null)).toBe(report.predictive_insights!.brake_replacement);
+    expect(brakes(null)).toContain('pads last about 37,402 miles');
+  });
 });
