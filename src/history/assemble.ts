@@ -9,13 +9,14 @@ import type {
   IncidentEventRow,
   OdometerDay,
   OdometerReadingRow,
+  PredictionRecord,
   ServiceEntryRow,
   VinVehicle,
 } from '../db/history.js';
 import type { OwnershipSpan } from '../db/ownership.js';
 import { kmToMiles } from '../domain/units.js';
 import { checkOdometerIntegrity, roundMiles, streamKey, toReading } from './integrity.js';
-import { distanceSeries, monthlyKm, odometerKmAt, odometerPoints } from './odometer-series.js';
+import { distanceSeries, monthlyKm, odometerPoints } from './odometer-series.js';
 import {
   incidents,
   lifetimeMetrics,
@@ -173,14 +174,7 @@ export function assembleHistoryReport(input: HistoryInput): HistoryReport {
   };
 }
 
-export interface PredictionInput {
-  /** The vehicle's read model `signals` (latest battery, oil life, brake lining). */
-  signals: Record<string, unknown>;
-  /** When its current owner got it from a previous owner: the harsh braking rate counts from that UTC day on; null: all. */
-  ownedSince: Date | null;
-  odometerDays: readonly OdometerDay[];
-  dayReadings: readonly OdometerReadingRow[];
-  drivingDays: readonly DrivingDay[];
+export interface PredictionInput extends Omit<PredictionRecord, 'id'> {
   runs: readonly CompletedRunRow[];
   serviceEntries: readonly ServiceEntryRow[];
   now: Date;
@@ -190,21 +184,19 @@ export interface PredictionInput {
  * One vehicle's forecasts as the lifetime report makes them (the same sections over the same
  * records: its odometer and service history, which travel with the car, and its read model),
  * except that the harsh braking rate is its current owner's (docs/ownership.md): the hard brakes
- * of the owner's UTC days over the miles driven since the first of them, both terms of one span.
- * A forecast resting on no record of the vehicle is null.
+ * of the owner's UTC days over the miles driven since the first of them began, both terms of one
+ * span. A forecast resting on no record of the vehicle is null.
  */
 export function vehiclePredictions(input: PredictionInput): VehiclePredictions {
-  const points = odometerPoints(input.odometerDays, input.dayReadings, null);
-  const series = distanceSeries(points);
-  const fromDay = input.ownedSince?.toISOString().slice(0, 10) ?? '';
-  const startKm = input.ownedSince ? odometerKmAt(series, new Date(`${fromDay}T00:00:00Z`)) : (series[0]?.km ?? null);
-  const last = series[series.length - 1];
+  const { firstOdometer: first, lastOdometer: last } = input;
+  const startKm = input.ownerStartKm ?? first?.km ?? null;
   const braking = {
-    hardBrakes: input.drivingDays.filter((d) => d.day >= fromDay).reduce((total, d) => total + d.hardBrakes, 0),
+    hardBrakes: input.ownerHardBrakes,
     miles: last && startKm !== null ? kmToMiles(last.km - startKm) : 0,
   };
-  const service = serviceHistory(input.runs, input.serviceEntries, points);
-  const forecasts = predictionsOf(service, series, braking, latestSignals(input.signals), input.now);
+  // The forecasts read each service's type, date and mileage, not whether telematics verified it: no odometer points.
+  const service = serviceHistory(input.runs, input.serviceEntries, []);
+  const forecasts = predictionsOf(service, { first, last }, braking, latestSignals(input.signals), input.now);
   const known = (forecast: Prediction) => (forecast.known ? forecast.text : null);
   return {
     next_oil_change: known(forecasts.next_oil_change),

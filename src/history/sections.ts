@@ -212,6 +212,12 @@ export interface Prediction {
   known: boolean;
 }
 
+/** What the forecasts read of the odometer: the distance series' first and last readings. */
+export interface OdometerEnds {
+  first: { at: Date; km: number } | null;
+  last: { at: Date; km: number } | null;
+}
+
 /**
  * The harsh braking rate's terms, over one span: the report's data range (every owner), or for
  * premium monitoring events the current owner's days (assemble.ts `vehiclePredictions`).
@@ -230,13 +236,12 @@ export interface BrakingSpan {
  */
 export function predictionsOf(
   service: readonly ServiceItem[],
-  series: readonly OdometerPoint[],
+  odometer: OdometerEnds,
   braking: BrakingSpan,
   latest: LatestSignals,
   now: Date,
 ): Record<keyof Predictions, Prediction> {
-  const first = series[0];
-  const last = series[series.length - 1];
+  const { first, last } = odometer;
   const currentMiles = last ? kmToMiles(last.km) : null;
   const spanDays = first && last ? (last.at.getTime() - first.at.getTime()) / msPerDay : 0;
   const milesPerDay = first && last && spanDays >= 7 ? kmToMiles(last.km - first.km) / spanDays : null;
@@ -339,13 +344,13 @@ export function predictiveInsights(
   latest: LatestSignals,
   now: Date,
 ): Predictions {
-  const first = series[0];
-  const last = series[series.length - 1];
+  const first = series[0] ?? null;
+  const last = series[series.length - 1] ?? null;
   const braking = {
     hardBrakes: metrics.harsh_braking_events,
     miles: first && last ? kmToMiles(last.km - first.km) : 0,
   };
-  const forecasts = predictionsOf(service, series, braking, latest, now);
+  const forecasts = predictionsOf(service, { first, last }, braking, latest, now);
   return {
     next_oil_change: forecasts.next_oil_change.text,
     brake_replacement: forecasts.brake_replacement.text,
