@@ -353,7 +353,7 @@ export async function benchGeofences(args: string[]): Promise<Record<string, unk
     console.log(`probing /healthz of both while ${dryRuns} dry runs and the live detectors run…`);
     await fetch(`${prober.url}/reset`, { method: 'POST' });
     const started = performance.now();
-    const runs: Array<{ status: number; seconds: number; events: number; error: string | null }> = [];
+    const runs: Array<{ status: number; seconds: number; events: number; bytes: number; error: string | null }> = [];
     const dryRunning = (async () => {
       for (let i = 0; i < dryRuns; i++) {
         const sent = performance.now();
@@ -362,11 +362,13 @@ export async function benchGeofences(args: string[]): Promise<Record<string, unk
           headers: { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' },
           body: JSON.stringify({ since: new Date(Date.now() - 3 * 86_400_000 - 60_000).toISOString() }),
         });
-        const body = (await response.json()) as { data?: { events: unknown[] }; error?: { message: string } };
+        const text = await response.text();
+        const body = JSON.parse(text) as { data?: { events: unknown[] }; error?: { message: string } };
         runs.push({
           status: response.status,
           seconds: (performance.now() - sent) / 1000,
           events: body.data?.events.length ?? 0,
+          bytes: Buffer.byteLength(text),
           error: body.error?.message ?? null,
         });
       }
@@ -415,7 +417,8 @@ export async function benchGeofences(args: string[]): Promise<Record<string, unk
     ]);
     for (const [i, run] of runs.entries()) {
       console.log(
-        `dry run ${i + 1}: ${run.status} in ${run.seconds.toFixed(1)} s, ${run.events} events${run.error ? ` (${run.error})` : ''}`,
+        `dry run ${i + 1}: ${run.status} in ${run.seconds.toFixed(1)} s, ${run.events} events ` +
+          `(${(run.bytes / 1e6).toFixed(1)} MB)${run.error ? ` (${run.error})` : ''}`,
       );
     }
     console.log(

@@ -71,9 +71,7 @@ export async function startService(
       () => apiQueues.close(),
       () => producerRedis.quit(),
     );
-    // Closed after the app, whose close waits for the requests still using it.
     const cpuPool = new CpuPool(config, log);
-    closers.unshift(() => cpuPool.close());
     const app = await buildApp({
       config,
       pool,
@@ -87,7 +85,12 @@ export async function startService(
     });
     installPipelineGauges(metrics, () => loadPipelineStatus(apiQueues, pool));
     await app.listen({ port: config.port, host: config.host });
-    closers.unshift(() => app.close());
+    // The pool first: its tasks (up to CPU_TASK_BUDGET_MS each) answer 503 at once rather than
+    // outlast the app's 10 s wait for running requests; then the app closes.
+    closers.unshift(
+      () => cpuPool.close(),
+      () => app.close(),
+    );
   } else {
     const ops = Fastify({ logger: false });
     installErrorHandlers(ops);

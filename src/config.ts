@@ -428,7 +428,7 @@ const settings = {
     15_000,
     10,
     600_000,
-    'Longest one CPU-heavy request (a dry run, a report PDF) may compute on its thread, in milliseconds, not counting its wait for a thread; then the thread is stopped and the request answers 422 `WORK_BUDGET_EXCEEDED`.',
+    'Longest one CPU-heavy request (a dry run, a report PDF) may compute on its thread, in milliseconds, not counting its wait for a thread nor the reading of its input; then the thread is stopped and the request answers 422 `WORK_BUDGET_EXCEEDED`.',
   ),
   webhookTestsPerMinute: integer(
     'WEBHOOK_TESTS_PER_MINUTE',

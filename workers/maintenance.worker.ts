@@ -1,4 +1,5 @@
 /** maintenance queue: housekeeping that keeps the database ready for incoming data. */
+import { purgeUnreadFlashes } from '../src/console/flash.js';
 import { deleteInBatches } from '../src/db/batched-delete.js';
 import { deleteExpiredIdempotencyKeys } from '../src/db/idempotency.js';
 import { deleteProcessedInboxRows } from '../src/db/inbox.js';
@@ -38,12 +39,13 @@ export function maintenanceHandlers(deps: WorkerDeps): JobHandlers<'maintenance'
       const webhookEventsDeleted = webhooksBefore
         ? await deleteInBatches((limit) => deleteSettledWebhookHistory(deps.pool, webhooksBefore, limit))
         : 0;
-      if (inboxRowsDeleted + webhookEventsDeleted > 0)
+      const consoleFlashesDeleted = await purgeUnreadFlashes(deps.pool, deps.config, deps.now());
+      if (inboxRowsDeleted + webhookEventsDeleted + consoleFlashesDeleted > 0)
         deps.log.info(
-          { inboxRowsDeleted, webhookEventsDeleted },
-          'inbox rows and webhook history past retention purged',
+          { inboxRowsDeleted, webhookEventsDeleted, consoleFlashesDeleted },
+          'inbox rows and webhook history past retention, and unread console flashes, purged',
         );
-      return { inboxRowsDeleted, webhookEventsDeleted };
+      return { inboxRowsDeleted, webhookEventsDeleted, consoleFlashesDeleted };
     },
     'maintenance.purge-idempotency-keys': async () => {
       const keysDeleted = await deleteExpiredIdempotencyKeys(deps.pool, deps.now());

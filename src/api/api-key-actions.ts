@@ -28,7 +28,8 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const generated = generateApiKey();
   const cap = {
-    resource: 'live API keys',
+    resource: 'api_keys',
+    counted: 'live API keys',
     limit: deps.config.apiKeysPerCompany,
     count: countLiveApiKeys,
     makeRoom: 'revoke one first',

@@ -9,8 +9,10 @@ import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { AppError } from '../errors.js';
 
 export interface CompanyCap {
-  /** Plural name of what is counted, as the error message and `details.resource` give it. */
+  /** What is counted, as `details.resource` names it (a token such as `api_keys` or a plural name). */
   resource: string;
+  /** Plural name of what is counted, as the message says it; `resource` unless given. */
+  counted?: string;
   limit: number;
   count(q: Queryable, companyId: string): Promise<number>;
   /** How to make room, as the message says it; `delete one first` unless given. */
@@ -29,7 +31,7 @@ export async function createWithinCap<T>(
     if (count >= cap.limit) {
       throw new AppError(
         'LIMIT_REACHED',
-        `the company has ${count} ${cap.resource}, the most it may have (${cap.limit}); ${cap.makeRoom ?? 'delete one first'}`,
+        `the company has ${count} ${cap.counted ?? cap.resource}, the most it may have (${cap.limit}); ${cap.makeRoom ?? 'delete one first'}`,
         { resource: cap.resource, limit: cap.limit },
       );
     }

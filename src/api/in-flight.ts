@@ -9,6 +9,16 @@ export function trackInFlightHandlers(app: FastifyInstance, drainTimeoutMs = 10_
   let running = 0;
   let idle: (() => void) | null = null;
 
+  // Once closing, each answer still to come closes its connection: the server's close waits for
+  // every connection to end, and a kept-alive one would stay open for keepAliveTimeout (72 s).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     // Only async handlers: callback-style plugin handlers (static files) manage their own replies.

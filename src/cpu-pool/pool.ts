@@ -6,17 +6,17 @@
  *
  * Bounds, each answered in the error envelope, never a stall:
  * - time: a task computes at most CPU_TASK_BUDGET_MS on its thread (from the moment it starts
- *   there); then its thread is stopped (piscina terminates it and starts another on demand) and
- *   the request answers 422 WORK_BUDGET_EXCEEDED naming the limit;
+ *   there with all its input); then its thread is stopped (piscina terminates it and starts
+ *   another on demand) and the request answers 422 WORK_BUDGET_EXCEEDED naming the limit;
  * - work: a dry run runs at most MONITORING_DRY_RUN_MAX_FENCE_TESTS geofence tests (same answer);
- * - queue: at most CPU_POOL_QUEUE tasks wait for a thread; one more answers 503 with Retry-After.
+ * - queue: at most CPU_POOL_QUEUE tasks wait for a thread; one more answers 503 with Retry-After;
+ * - shutdown: tasks in flight are stopped and answer 503 with Retry-After (`close`).
  *
  * Threads are started on demand and stopped after `idleTimeoutMs`, at a lower CPU priority
  * (`niceIncrement`) so the event loop's thread wins the cores when both want them.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -24,8 +24,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { HistoryReport } from '../history/types.js';
 import type { Logger } from '../log.js';
-import type { DryRunInput } from '../monitoring/dry-run.js';
-import type { Detection } from '../monitoring/types.js';
+import type { DryRunAnswerContext, DryRunInput } from '../monitoring/dry-run.js';
 import { projectRoot } from '../paths.js';
 import { SharedFenceCache, type GeofenceText, type SharedFences } from './shared-fences.js';
 import type { DryRunLists, DryRunOutcome, DryRunTask, HistoryPdfTask, ListMessage } from './tasks.js';
@@ -34,8 +33,8 @@ import type { DryRunLists, DryRunOutcome, DryRunTask, HistoryPdfTask, ListMessag
 const idleTimeoutMs = 60_000;
 /** Added to the threads' nice value: below the event loop's priority, so probes stay fast under load. */
 const niceIncrement = 10;
-/** Items of a task's list copied to its thread between two turns of the event loop (a few ms of copying). */
-const itemsPerSlice = 5000;
+/** Retry-After of a task stopped by shutdown: another instance (or this one restarted) takes it. */
+const shutdownRetryAfterSeconds = 1;
 
 /**
  * The compiled task module. Threads load JavaScript only: from dist/ it is this file's neighbour;
@@ -59,6 +58,9 @@ export class CpuPool {
   private readonly capacity: number;
   private readonly maxQueue: number;
   private inFlight = 0;
+  private closing = false;
+  /** How to stop each task in flight, for `close`. */
+  private readonly running = new Set<() => void>();
   private readonly maxFenceTests: number;
   private readonly fences = new SharedFenceCache();
 
@@ -81,26 +83,36 @@ export class CpuPool {
 
   /**
    * The fences with these ids (a version: fences never change) in shared memory for the threads;
-   * `load` reads them when this process has not shared that version yet (src/cpu-pool/shared-fences.ts).
+   * `load` reads those of a slice of the ids when this process has not shared that version yet
+   * (src/cpu-pool/shared-fences.ts).
    */
-  sharedFences(ids: readonly string[], load: () => Promise<GeofenceText[]>): Promise<SharedFences> {
+  sharedFences(
+    ids: readonly string[],
+    load: (ids: readonly string[]) => Promise<GeofenceText[]>,
+  ): Promise<SharedFences> {
     return this.fences.get(ids, load);
   }
 
-  /** The events of a dry run (src/monitoring/dry-run.ts) over these fences, computed on a thread within the budgets. */
+  /**
+   * A dry run (src/monitoring/dry-run.ts) over these fences on a thread, within the budgets: the
+   * window's pages follow the task as `pages` yields them (each a JSON text; db/monitoring-history.ts),
+   * and the answer's `data` comes back as UTF-8 JSON, built and serialized on the thread. A page
+   * source that throws (the window is over its bound) cancels the task, and that error is thrown.
+   */
   async dryRun(
-    input: Omit<DryRunInput, 'geofences' | 'maxFenceTests'>,
+    input: Omit<DryRunInput, 'geofences' | 'maxFenceTests' | 'samples' | 'events'>,
+    answer: DryRunAnswerContext,
     fences: SharedFences,
+    pages: { [K in keyof DryRunLists]: AsyncIterable<DryRunLists[K][number]> },
     companyId: string,
-  ): Promise<Detection[]> {
-    const { samples, events, ...rest } = input;
+  ): Promise<Buffer> {
     const outcome = await this.run<DryRunOutcome>(
       'dryRun',
-      (port): DryRunTask => ({ port, input: { ...rest, maxFenceTests: this.maxFenceTests }, fences }),
+      (port): DryRunTask => ({ port, input: { ...input, maxFenceTests: this.maxFenceTests }, answer, fences }),
       { companyId, what: 'the dry run' },
-      { samples, events } satisfies { [K in keyof DryRunLists]: readonly DryRunLists[K][number][] },
+      pages,
     );
-    if (outcome.ok) return outcome.detections;
+    if (outcome.ok) return Buffer.from(outcome.json.buffer, outcome.json.byteOffset, outcome.json.byteLength);
     this.log.warn({ task: 'dryRun', companyId, limit: 'MONITORING_DRY_RUN_MAX_FENCE_TESTS' }, 'CPU task over budget');
     throw new AppError(
       'WORK_BUDGET_EXCEEDED',
@@ -119,21 +131,30 @@ export class CpuPool {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  /** Stops every thread (a task still running is rejected); the app's onClose, after in-flight requests. */
+  /**
+   * Shutdown: tasks running or waiting are stopped and answer 503 at once (a client retries
+   * elsewhere) instead of holding the shutdown for up to CPU_TASK_BUDGET_MS; later ones are
+   * refused alike; then every thread stops. server/service.ts calls it before the HTTP server
+   * closes, so requests waiting on the pool never meet the server's drain timeout.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    for (const stop of this.running) stop();
     await this.piscina.destroy();
   }
 
   /**
-   * Runs the task on a thread within the time budget; `lists` follow it on its port in slices
-   * (tasks.ts `receiveLists`), with turns of the event loop in between.
+   * Runs the task on a thread within the time budget; the items of `lists` follow it on its port
+   * as they come (tasks.ts `receiveLists`). The budget counts computation only: it starts once the
+   * thread has picked the task up and every list is sent.
    */
   private async run<T>(
     name: TaskName,
     task: (port: MessageChannel['port2']) => object,
     context: { companyId: string; what: string },
-    lists: Record<string, readonly unknown[]> = {},
+    lists: Record<string, AsyncIterable<unknown>> = {},
   ): Promise<T> {
+    if (this.closing) throw shuttingDown();
     if (this.inFlight >= this.capacity) {
       throw new AppError(
         'SERVICE_UNAVAILABLE',
@@ -142,46 +163,65 @@ export class CpuPool {
         Math.ceil(this.budgetMs / 1000),
       );
     }
-    this.inFlight++;
     const { port1, port2 } = new MessageChannel();
     const controller = new AbortController();
-    let settled = false;
-    let overBudget = false;
+    let stoppedFor: 'budget' | 'shutdown' | null = null;
+    const stop = (reason: 'budget' | 'shutdown') => {
+      stoppedFor ??= reason;
+      controller.abort();
+    };
     let timer: NodeJS.Timeout | undefined;
-    // The budget starts when the thread picks the task up, not while it waits in the queue.
-    port1.once('message', () => {
-      if (settled) return;
-      timer = setTimeout(() => {
-        overBudget = true;
-        controller.abort();
-      }, this.budgetMs);
-    });
+    let settled = false;
+    let awaited = 2;
+    const startBudget = () => {
+      if (--awaited === 0 && !settled) timer = setTimeout(() => stop('budget'), this.budgetMs);
+    };
+    port1.once('message', startBudget);
+    const shutdown = () => stop('shutdown');
+    this.running.add(shutdown);
+    this.inFlight++;
+    // Counted until the thread is done with it, even when the caller stopped waiting (a cancelled task).
+    const running = this.piscina
+      .run(task(port2), { name, signal: controller.signal, transferList: [port2] })
+      .finally(() => {
+        settled = true;
+        this.inFlight--;
+        this.running.delete(shutdown);
+        clearTimeout(timer);
+        port1.close();
+      });
+    let failed = false;
+    running.catch(() => (failed = true));
     try {
-      const running = this.piscina.run(task(port2), { name, signal: controller.signal, transferList: [port2] });
-      // Its failure is awaited below, once the lists are sent (or as soon as it fails).
-      let failed = false;
-      running.catch(() => (failed = true));
       for (const [list, items] of Object.entries(lists)) {
-        for (let i = 0; i < items.length && !failed; i += itemsPerSlice) {
-          port1.postMessage({ list, items: items.slice(i, i + itemsPerSlice) } satisfies ListMessage);
-          await yieldToLoop();
+        for await (const item of items) {
+          if (failed) break;
+          port1.postMessage({ list, item } satisfies ListMessage);
         }
       }
-      port1.postMessage({ done: true } satisfies ListMessage);
+    } catch (error) {
+      // A list failed: the thread drops the task when it reads this (its thread is kept).
+      port1.postMessage({ cancel: true } satisfies ListMessage);
+      throw error;
+    }
+    port1.postMessage({ done: true } satisfies ListMessage);
+    startBudget();
+    try {
       return (await running) as T;
     } catch (error) {
-      if (!overBudget) throw error;
+      if (stoppedFor === 'shutdown') throw shuttingDown();
+      if (stoppedFor !== 'budget') throw error;
       this.log.warn({ task: name, companyId: context.companyId, limit: 'CPU_TASK_BUDGET_MS' }, 'CPU task over budget');
       throw new AppError(
         'WORK_BUDGET_EXCEEDED',
         `${context.what} needs more than ${this.budgetMs} ms of computation (CPU_TASK_BUDGET_MS); ask for less`,
         { limit: 'CPU_TASK_BUDGET_MS', max: this.budgetMs },
       );
-    } finally {
-      this.inFlight--;
-      settled = true;
-      clearTimeout(timer);
-      port1.close();
     }
   }
+}
+
+/** The answer to a task stopped, or refused, because the process is shutting down. */
+function shuttingDown(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'the service is shutting down; retry', null, shutdownRetryAfterSeconds);
 }

@@ -16,6 +16,13 @@ export interface SessionLifetime {
   absoluteMs: number;
 }
 
+/**
+ * SQL: the session `s` has ended as of $2 (idle longer than $3 ms, or older than $4 ms). One
+ * definition for the lookup and both purges, which pass (…, now, idleMs, absoluteMs, …) there.
+ */
+const sessionEnded = `(s.last_seen_at <= $2::timestamptz - make_interval(secs => $3 / 1000.0)
+                       OR s.created_at <= $2::timestamptz - make_interval(secs => $4 / 1000.0))`;
+
 export async function insertConsoleSession(
   q: Queryable,
   userId: string,
@@ -44,9 +51,7 @@ export async function findConsoleSession(
     text: `SELECT s.id, s.user_id AS "userId", u.company_id AS "companyId", u.email, u.name, c.name AS "companyName",
                   s.csrf_token AS "csrfToken", s.last_seen_at AS "lastSeenAt"
            FROM console_sessions s JOIN console_users u ON u.id = s.user_id JOIN companies c ON c.id = u.company_id
-           WHERE s.token_hash = $1 AND u.disabled_at IS NULL
-             AND s.last_seen_at > $2::timestamptz - make_interval(secs => $3 / 1000.0)
-             AND s.created_at > $2::timestamptz - make_interval(secs => $4 / 1000.0)`,
+           WHERE s.token_hash = $1 AND u.disabled_at IS NULL AND NOT ${sessionEnded}`,
     values: [tokenHash, now, lifetime.idleMs, lifetime.absoluteMs],
   });
   return result.rows[0] ?? null;
@@ -68,12 +73,12 @@ export async function deleteExpiredConsoleSessions(
   lifetime: SessionLifetime,
   now: Date,
 ): Promise<void> {
-  await q.query(
-    `DELETE FROM console_sessions WHERE user_id = $1
-       AND (last_seen_at <= $2::timestamptz - make_interval(secs => $3 / 1000.0)
-            OR created_at <= $2::timestamptz - make_interval(secs => $4 / 1000.0))`,
-    [userId, now, lifetime.idleMs, lifetime.absoluteMs],
-  );
+  await q.query(`DELETE FROM console_sessions s WHERE s.user_id = $1 AND ${sessionEnded}`, [
+    userId,
+    now,
+    lifetime.idleMs,
+    lifetime.absoluteMs,
+  ]);
 }
 
 /** Stores a sealed one-time message for the session's next view of `page`; returns its id. */
@@ -102,4 +107,30 @@ export async function takeConsoleFlash(
     [id, sessionId, page],
   );
   return result.rows[0]?.payload ?? null;
+}
+
+/**
+ * Deletes up to `limit` flashes nobody will read: written before `before` (a flash is read by the
+ * GET its redirect leads to, at once), or of a session that has ended; answers how many.
+ */
+export async function deleteUnreadConsoleFlashes(
+  q: Queryable,
+  before: Date,
+  lifetime: SessionLifetime,
+  now: Date,
+  limit: number,
+): Promise<number> {
+  const result = await q.query<{ n: number }>({
+    name: 'delete-unread-console-flashes',
+    text: `WITH gone AS (
+             DELETE FROM console_flashes WHERE id IN (
+               SELECT f.id FROM console_flashes f JOIN console_sessions s ON s.id = f.session_id
+               WHERE f.created_at < $1 OR ${sessionEnded}
+               LIMIT $5 FOR UPDATE OF f SKIP LOCKED
+             ) RETURNING 1
+           )
+           SELECT count(*)::int AS n FROM gone`,
+    values: [before, now, lifetime.idleMs, lifetime.absoluteMs, limit],
+  });
+  return result.rows[0]!.n;
 }

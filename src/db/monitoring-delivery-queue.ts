@@ -342,56 +342,63 @@ export async function lockDeliveryForManualRetry(
 }
 
 /**
- * One more attempt now: the delivery becomes due at `now` with the manual trigger, and the retry
- * is counted (`recentAt`: the recent retries' times to keep, this one included).
+ * Up to `limit` of a live subscription's deliveries that recover may resend (`failed`, created at
+ * or after `since`, neither being sent nor due), oldest first, their rows locked until the
+ * transaction ends: concurrent retries of the same deliveries are decided one after the other.
+ * Empty for a deleted subscription.
  */
-export async function queueManualMonitoringRetry(
-  q: Queryable,
-  deliveryId: string,
-  now: Date,
-  recentAt: readonly Date[],
-): Promise<void> {
-  await q.query({
-    name: 'queue-manual-monitoring-retry',
-    text: `UPDATE monitoring_deliveries SET next_attempt_at = $2, next_trigger = 'manual',
-             manual_retries = manual_retries + 1, manual_retried_at = $3::timestamptz[]
-           WHERE id = $1`,
-    values: [deliveryId, now, recentAt],
-  });
-}
-
-/**
- * Resends a live subscription's failed deliveries created at or after `since`, as recover attempts
- * due at `now`; answers how many were queued. Each counts as a manual retry of its delivery, and a
- * delivery without one left (the rule of src/monitoring/manual-retry-limit.ts: `perDelivery` in
- * all, `perHour` since `windowStart`) is skipped. The update's row locks order it with concurrent
- * retries of the same deliveries.
- */
-export async function requestMonitoringRecover(
+export async function lockMonitoringRecoverCandidates(
   q: Queryable,
   companyId: string,
   subscriptionId: string,
   since: Date,
-  now: Date,
-  limits: { perHour: number; perDelivery: number; windowStart: Date },
-): Promise<number> {
-  const result = await q.query<{ n: number }>({
-    name: 'request-monitoring-recover',
-    text: `WITH queued AS (
-             UPDATE monitoring_deliveries d SET next_attempt_at = $4, next_trigger = 'recover',
-               manual_retries = d.manual_retries + 1,
-               manual_retried_at = array(SELECT t FROM unnest(d.manual_retried_at) t WHERE t > $7 ORDER BY t) || $4::timestamptz
-             FROM monitoring_subscriptions s
-             WHERE d.subscription_id = $1 AND d.company_id = $2 AND s.id = d.subscription_id AND s.deleted_at IS NULL
-               AND d.status = 'failed' AND d.created_at >= $3 AND d.sending_since IS NULL AND d.next_attempt_at IS NULL
-               AND d.manual_retries < $6
-               AND (SELECT count(*) FROM unnest(d.manual_retried_at) t WHERE t > $7) < $5
-             RETURNING d.id
-           )
-           SELECT count(*)::int AS n FROM queued`,
-    values: [subscriptionId, companyId, since, now, limits.perHour, limits.perDelivery, limits.windowStart],
+  limit: number,
+): Promise<ManualRetryTarget[]> {
+  const result = await q.query<ManualRetryTarget>({
+    name: 'lock-monitoring-recover-candidates',
+    text: `SELECT d.id, d.subscription_id AS "subscriptionId", false AS sending,
+                  d.manual_retries AS "manualRetries", d.manual_retried_at AS "manualRetriedAt"
+           FROM monitoring_deliveries d JOIN monitoring_subscriptions s ON s.id = d.subscription_id
+           WHERE d.subscription_id = $1 AND d.company_id = $2 AND s.deleted_at IS NULL
+             AND d.status = 'failed' AND d.created_at >= $3 AND d.sending_since IS NULL AND d.next_attempt_at IS NULL
+           ORDER BY d.created_at, d.id
+           LIMIT $4
+           FOR UPDATE OF d`,
+    values: [subscriptionId, companyId, since, limit],
   });
-  return result.rows[0]!.n;
+  return result.rows;
+}
+
+/** A manual retry decided (src/monitoring/manual-retry-limit.ts): the window's retries to keep, this one included. */
+export interface ManualRetryRecord {
+  deliveryId: string;
+  recentAt: readonly Date[];
+}
+
+/**
+ * One more attempt now for each delivery (trigger `manual` for a retry, `recover` for recover):
+ * each becomes due at `now` and its retry is counted. Answers how many were queued.
+ */
+export async function queueManualMonitoringRetries(
+  q: Queryable,
+  trigger: 'manual' | 'recover',
+  now: Date,
+  retries: readonly ManualRetryRecord[],
+): Promise<number> {
+  if (retries.length === 0) return 0;
+  // One row per (delivery, retry time), gathered back into each delivery's array.
+  const ids = retries.flatMap((r) => r.recentAt.map(() => r.deliveryId));
+  const times = retries.flatMap((r) => r.recentAt);
+  const result = await q.query({
+    name: 'queue-manual-monitoring-retries',
+    text: `UPDATE monitoring_deliveries d SET next_attempt_at = $1, next_trigger = $2,
+             manual_retries = d.manual_retries + 1, manual_retried_at = r.recent_at
+           FROM (SELECT id, array_agg(at ORDER BY at) AS recent_at
+                 FROM unnest($3::uuid[], $4::timestamptz[]) AS u(id, at) GROUP BY id) r
+           WHERE d.id = r.id`,
+    values: [now, trigger, ids, times],
+  });
+  return result.rowCount ?? 0;
 }
 
 /**

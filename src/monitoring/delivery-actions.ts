@@ -11,8 +11,9 @@
 import type { Config } from '../config.js';
 import {
   lockDeliveryForManualRetry,
-  queueManualMonitoringRetry,
-  requestMonitoringRecover,
+  lockMonitoringRecoverCandidates,
+  queueManualMonitoringRetries,
+  type ManualRetryRecord,
 } from '../db/monitoring-delivery-queue.js';
 import { findMonitoringSubscription } from '../db/monitoring-subscriptions.js';
 import { withTransaction, type Pool } from '../db/pool.js';
@@ -23,7 +24,7 @@ import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { tierRetentionDays } from './kinds.js';
 import { requestMonitoringLanes } from './lanes.js';
-import { decideManualRetry, manualRetryWindowMs, type ManualRetryLimits } from './manual-retry-limit.js';
+import { decideManualRetry, type ManualRetryLimits } from './manual-retry-limit.js';
 
 export interface DeliveryActionDeps {
   pool: Pool;
@@ -74,7 +75,7 @@ export async function retryMonitoringDelivery(
           `retry after ${Math.ceil(verdict.retryAfterSeconds)} seconds`,
       );
     }
-    await queueManualMonitoringRetry(tx, target.id, now, verdict.recentAt);
+    await queueManualMonitoringRetries(tx, 'manual', now, [{ deliveryId: target.id, recentAt: verdict.recentAt }]);
     return target;
   });
   if (!delivery) return null;
@@ -94,8 +95,16 @@ export interface RecoverAccepted {
 }
 
 /**
+ * Deliveries one recover call looks at, at most: their rows are locked while each is decided, so
+ * the transaction stays short however many failed (a vehicle's 15 s incident cooldowns allow
+ * thousands a day). The oldest first; what a call leaves, the next one takes.
+ */
+const recoverDeliveriesPerCall = 1_000;
+
+/**
  * Null for an unknown subscription or another company's. A deleted subscription queues nothing;
- * neither does a delivery that has used up its manual retries (hourly or in all).
+ * neither does a delivery that has used up its manual retries (hourly or in all): each candidate
+ * is decided by decideManualRetry, as a retry is, under its row lock.
  */
 export async function recoverMonitoringDeliveries(
   deps: DeliveryActionDeps,
@@ -108,9 +117,22 @@ export async function recoverMonitoringDeliveries(
   const now = deps.now();
   const retainedFrom = new Date(now.getTime() - tierRetentionDays[subscription.tier] * msPerDay);
   const from = since.getTime() > retainedFrom.getTime() ? since : retainedFrom;
-  const queued = await requestMonitoringRecover(deps.pool, companyId, subscription.id, from, now, {
-    ...manualRetryLimits(deps.config),
-    windowStart: new Date(now.getTime() - manualRetryWindowMs),
+  const limits = manualRetryLimits(deps.config);
+  const queued = await withTransaction(deps.pool, async (tx) => {
+    const candidates = await lockMonitoringRecoverCandidates(
+      tx,
+      companyId,
+      subscription.id,
+      from,
+      recoverDeliveriesPerCall,
+    );
+    const retries: ManualRetryRecord[] = [];
+    for (const candidate of candidates) {
+      const history = { total: candidate.manualRetries, recentAt: candidate.manualRetriedAt };
+      const verdict = decideManualRetry(history, limits, now);
+      if (verdict.kind === 'allowed') retries.push({ deliveryId: candidate.id, recentAt: verdict.recentAt });
+    }
+    return queueManualMonitoringRetries(tx, 'recover', now, retries);
   });
   if (queued > 0) {
     await enqueueAfterCommit(deps.log, 'webhooks.monitoring-recover', () =>

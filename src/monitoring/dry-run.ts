@@ -12,13 +12,14 @@
  *   item serviced since `since` is judged with that service throughout.
  * - Bounded: past `maxFenceTests` geofence geometry tests (edges tested, circles measured) the
  *   replay stops with `FenceTestsExceeded`; the API runs it off its event loop, in the CPU pool
- *   (src/cpu-pool/), which also bounds its time.
+ *   (src/cpu-pool/), which also bounds its time, and builds the answer there (`dryRunAnswer`).
  */
+import { odometerSignals } from '../domain/sample.js';
 import type { HealthConfig } from '../health/config.js';
 import { evaluateVehicleHealth, type HealthState } from '../health/evaluate.js';
 import type { RuleSample, VehicleFacts } from '../health/types.js';
 import { detectMonitoringEvents, type MonitoringState } from './engine.js';
-import { latestServiceAt } from './event-body.js';
+import { buildMonitoringEventBody, latestServiceAt } from './event-body.js';
 import { geofenceIndexFor } from './geofences.js';
 import type { MonitoringKind, MonitoringOptions } from './kinds.js';
 import type { Detection, EventSample, Geofence } from './types.js';
@@ -100,4 +101,76 @@ export function dryRunMonitoring(input: DryRunInput): Detection[] {
   }
   // Already in order step by step; the stable sort only guarantees it across steps.
   return detections.sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime());
+}
+
+/** What the answer says besides the events. */
+export interface DryRunAnswerContext {
+  subscriptionId: string;
+  vehicleId: string;
+  since: Date;
+}
+
+/**
+ * The odometer (km) at a time of the replayed history: the newest ECU reading at or before it,
+ * else the newest GPS-derived one, else null. The samples may come in any order.
+ */
+function odometerReader(samples: readonly RuleSample[]): (at: Date) => number | null {
+  const series = odometerSignals.map((signal) =>
+    samples
+      .filter((s) => s.signal === signal && typeof s.value === 'number')
+      .sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime()),
+  );
+  return (at) => {
+    for (const of of series) {
+      // Binary search for the last sample recorded at or before `at`.
+      let low = 0;
+      let high = of.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (of[middle]!.recordedAt.getTime() <= at.getTime()) low = middle + 1;
+        else high = middle;
+      }
+      if (low > 0) return of[low - 1]!.value as number;
+    }
+    return null;
+  };
+}
+
+/**
+ * The answer's `data` (docs/monitoring.md "Dry run"): each detection's body as if detected live at
+ * its triggering reading, with the odometer of that moment and the latest service before it; the
+ * fields the webhook body adds for delivery (ids, `timestamp`) are left out. In the order of the
+ * response schema (src/api/schemas/monitoring.ts `DryRunResult`): this is the JSON sent.
+ */
+export function dryRunAnswer(
+  detections: readonly Detection[],
+  { samples, vehicle, now }: Pick<DryRunInput, 'samples' | 'vehicle' | 'now'>,
+  context: DryRunAnswerContext,
+) {
+  const serviceTimes = Object.values(vehicle.lastServices).map((s) => s.at.getTime());
+  const odometerKmAt = odometerReader(samples);
+  return {
+    subscription_id: context.subscriptionId,
+    since: context.since.toISOString(),
+    until: now.toISOString(),
+    events: detections.map((detection) => {
+      const at = detection.occurredAt;
+      const lastService = Math.max(...serviceTimes.filter((t) => t <= at.getTime()));
+      const body = buildMonitoringEventBody(detection, {
+        eventId: '',
+        subscriptionId: context.subscriptionId,
+        vehicleId: context.vehicleId,
+        detectedAt: at,
+        odometerKm: odometerKmAt(at),
+        lastServiceAt: Number.isFinite(lastService) ? new Date(lastService) : null,
+      });
+      return {
+        event: body.event,
+        severity: body.severity,
+        occurred_at: body.occurred_at,
+        details: body.details,
+        actions: body.actions,
+      };
+    }),
+  };
 }

@@ -199,7 +199,8 @@ export const jobCatalog = {
   }),
   /**
    * Deletes processed inbox rows past INBOX_RETENTION_DAYS and settled core webhook history past
-   * WEBHOOK_RETENTION_DAYS; hourly (nothing while both are 0).
+   * WEBHOOK_RETENTION_DAYS (nothing while both are 0), and console flashes nobody will read
+   * (src/console/flash.ts); hourly.
    */
   'maintenance.purge-expired': job({
     queue: 'maintenance',

@@ -27,6 +27,8 @@ export interface ServiceProcess {
   readonly url: string;
   /** kill -9, resolved once the process is gone. */
   kill(): Promise<void>;
+  /** SIGTERM (a graceful shutdown), resolved with the exit code once the process is gone. */
+  stop(): Promise<number | null>;
   /** GET /readyz: its status and JSON body. */
   readyz(): Promise<{ status: number; body: any }>;
   /** GET /metrics as Prometheus text. */
@@ -141,6 +143,11 @@ export class ProcessGroup {
       kill: async () => {
         child.kill('SIGKILL');
         await exited(child);
+      },
+      stop: async () => {
+        child.kill('SIGTERM');
+        await exited(child);
+        return child.exitCode;
       },
       readyz: async () => {
         const response = await fetch(`${url}/readyz`);

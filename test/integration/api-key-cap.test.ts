@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser, type ConsoleSession } from '../helpers/console.js';
 
 const cap = 3;
 const password = 'a long enough password';
-const consoleHeaders = { host: 'console.test', origin: 'http://console.test' };
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,29 +26,8 @@ async function liveKeys(companyId: string): Promise<number> {
   return rows[0].n;
 }
 
-/** A console user of the company, signed in: the cookie and the form token. */
-async function consoleUser(companyId: string, email: string): Promise<{ cookie: string; csrf: string }> {
-  expect((await t.admin('POST', `/companies/${companyId}/users`, { email, name: 'Dev', password })).statusCode).toBe(
-    201,
-  );
-  const signIn = await t.app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { ...consoleHeaders, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ email, password }).toString(),
-  });
-  const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
-  const page = await t.app.inject({ url: '/console/api-keys', headers: { ...consoleHeaders, cookie } });
-  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)![1]! };
-}
-
-function consoleCreate(user: { cookie: string; csrf: string }, name: string) {
-  return t.app.inject({
-    method: 'POST',
-    url: '/console/api-keys',
-    headers: { ...consoleHeaders, cookie: user.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: user.csrf, name }).toString(),
-  });
+function consoleCreate(user: ConsoleSession, name: string) {
+  return user.post('/console/api-keys', { name });
 }
 
 describe('live API keys per company', () => {
@@ -62,7 +41,7 @@ describe('live API keys per company', () => {
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({
       success: false,
-      error: { code: 'LIMIT_REACHED', details: { resource: 'live API keys', limit: cap } },
+      error: { code: 'LIMIT_REACHED', details: { resource: 'api_keys', limit: cap } },
     });
     expect(refused.json().error.message).toBe(
       'the company has 3 live API keys, the most it may have (3); revoke one first',
@@ -75,22 +54,39 @@ describe('live API keys per company', () => {
     expect((await createKey(acme.id, 'one too many')).statusCode).toBe(409);
   });
 
-  it('console: past the cap "Create key" shows an alert and creates nothing', async () => {
+  it('console: past the cap "Create key" answers 303 to an alert shown once; a reload creates nothing, even with room again', async () => {
     const company = await t.createCompany('Console keys');
-    const user = await consoleUser(company.id, 'keys@example.test');
+    const user = await newConsoleUser(t, company.id, 'keys@example.test', password);
     for (const name of ['a', 'b']) {
-      const created = await consoleCreate(user, name);
-      expect(created.statusCode).toBe(303);
+      const response = await consoleCreate(user, name);
+      expect(response.statusCode).toBe(303);
+      expect(String(response.headers.location)).toMatch(/^\/console\/api-keys\?created=/);
     }
     const refused = await consoleCreate(user, 'c');
-    expect(refused.statusCode).toBe(409);
-    expect(refused.headers['content-type']).toMatch(/^text\/html/);
-    expect(refused.body).toContain(
+    expect(refused.statusCode).toBe(303);
+    const location = String(refused.headers.location);
+    expect(location).toMatch(/^\/console\/api-keys\?refused=[0-9a-f-]{36}$/);
+    expect(await liveKeys(company.id)).toBe(cap);
+
+    const shown = await user.get(location);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers['content-type']).toMatch(/^text\/html/);
+    expect(shown.body).toContain(
       'role="alert">Not created: the company has 3 live API keys, the most it may have (3); revoke one first.</div>',
     );
-    expect(refused.body).not.toContain('New API key');
-    expect(await liveKeys(company.id)).toBe(cap);
-    // The refusal left no message behind: the two flashes are the two keys created.
+    // The form keeps the name typed.
+    expect(shown.body).toMatch(/<input id="key-name" name="name"[^>]* value="c" \/>/);
+    expect(shown.body).not.toContain('New API key');
+
+    // Room again, then the reload a person does: a GET, which shows the alert no more and creates nothing.
+    const [first] = (await t.admin('GET', `/companies/${company.id}/api-keys`)).json().data;
+    expect((await t.admin('DELETE', `/api-keys/${first.id}`)).statusCode).toBe(200);
+    const reloaded = await user.get(location);
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body).not.toContain('role="alert"');
+    expect(reloaded.body).not.toContain('value="c"');
+    expect(await liveKeys(company.id)).toBe(cap - 1);
+    // The refusal's message went with its one showing: what is left are the two unread keys' flashes.
     const { rows } = await t.pool.query(
       `SELECT count(*)::int AS n FROM console_flashes f JOIN console_sessions s ON s.id = f.session_id
          JOIN console_users u ON u.id = s.user_id WHERE u.email = 'keys@example.test'`,
@@ -100,14 +96,17 @@ describe('live API keys per company', () => {
 
   it('holds under concurrent creations from both paths: exactly the cap is live', async () => {
     const company = await t.createCompany('Concurrent keys');
-    const user = await consoleUser(company.id, 'race@example.test');
+    const user = await newConsoleUser(t, company.id, 'race@example.test', password);
     const responses = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         i % 2 ? createKey(company.id, `api ${i}`) : consoleCreate(user, `ui ${i}`),
       ),
     );
-    const created = responses.filter((r) => r.statusCode === 201 || r.statusCode === 303);
-    const refused = responses.filter((r) => r.statusCode === 409);
+    // The console answers both with 303: to the new key (`?created=`) or to the refusal (`?refused=`).
+    const consoleTo = (r: (typeof responses)[number], kind: string) =>
+      r.statusCode === 303 && String(r.headers.location).includes(`?${kind}=`);
+    const created = responses.filter((r) => r.statusCode === 201 || consoleTo(r, 'created'));
+    const refused = responses.filter((r) => r.statusCode === 409 || consoleTo(r, 'refused'));
     expect([created.length, refused.length]).toEqual([cap - 1, 12 - (cap - 1)]);
     expect(await liveKeys(company.id)).toBe(cap);
   });

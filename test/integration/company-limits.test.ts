@@ -1,4 +1,4 @@
-/** Per-company limits: the webhook subscription cap and the Send test rate limit. */
+/** Per-company limits: the webhook subscription cap and the Send test rate limit, on the API and in the console. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { createWithinCap, type CompanyCap } from '../../src/api/company-caps.js';
@@ -6,8 +6,10 @@ import { insertRosterMember } from '../../src/db/runs-stage.js';
 import { AppError } from '../../src/errors.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser } from '../helpers/console.js';
 
 let t: TestApp;
+const password = 'a long enough password';
 
 beforeAll(async () => {
   t = await createTestApp({
@@ -126,5 +128,62 @@ describe('Send test rate limit', () => {
     expect((await sendTest(other.key, otherSubscription)).statusCode).toBe(202);
     // Other calls of the limited company go on.
     expect((await t.api('GET', `/webhook-subscriptions/${subscription}`, acme.key)).statusCode).toBe(200);
+  });
+});
+
+describe('in the console, a refusal answers 303 to an alert shown once (POST/redirect/GET)', () => {
+  const countOf = async (sql: string, companyId: string) => (await t.pool.query(sql, [companyId])).rows[0].n;
+
+  it('Create subscription past the cap keeps the form as typed; a reload creates nothing, even with room again', async () => {
+    const company = await t.createCompany('Console capped');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await subscribe(company.key, i)).json().data.id);
+    const user = await newConsoleUser(t, company.id, 'cap@console.test', password);
+    const url = 'http://127.0.0.1:9/hook/typed';
+    const refused = await user.post('/console/webhooks', { url, events: ['run.created', 'run.completed'] });
+    expect(refused.statusCode).toBe(303);
+    const location = String(refused.headers.location);
+    expect(location).toMatch(/^\/console\/webhooks\?refused=[0-9a-f-]{36}$/);
+
+    const shown = await user.get(location);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain(
+      'role="alert">Not created: the company has 3 webhook subscriptions, the most it may have (3); delete one first.</div>',
+    );
+    expect(shown.body).toContain(`value="${url}"`);
+    expect(shown.body).toMatch(/value="run\.created"\s+checked/);
+    expect(shown.body).toMatch(/value="run\.completed"\s+checked/);
+    expect(shown.body).not.toMatch(/value="run\.dispatch_proposed"\s+checked/);
+
+    expect((await t.api('DELETE', `/webhook-subscriptions/${ids[0]}`, company.key)).statusCode).toBe(200);
+    const reloaded = await user.get(location);
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body).not.toContain('role="alert"');
+    expect(reloaded.body).not.toContain(url);
+    const live = `SELECT count(*)::int AS n FROM webhook_subscriptions WHERE company_id = $1 AND deleted_at IS NULL`;
+    expect(await countOf(live, company.id)).toBe(2);
+  });
+
+  it('Send test past WEBHOOK_TESTS_PER_MINUTE shows when to try again; a reload sends nothing', async () => {
+    const company = await t.createCompany('Console tester');
+    const subscription = (await subscribe(company.key)).json().data.id;
+    const user = await newConsoleUser(t, company.id, 'tester@console.test', password);
+    const sendTest = () => user.post(`/console/webhooks/${subscription}/test`);
+    for (let i = 0; i < 2; i++) {
+      const sent = await sendTest();
+      expect(sent.statusCode).toBe(303);
+      expect(String(sent.headers.location)).toMatch(/^\/console\/webhooks\?tested=/);
+    }
+    const refused = await sendTest();
+    expect(refused.statusCode).toBe(303);
+    const location = String(refused.headers.location);
+    expect(location).toMatch(/^\/console\/webhooks\?refused=[0-9a-f-]{36}$/);
+    expect((await user.get(location)).body).toMatch(
+      /role="alert">Not sent: at most 2 Send test calls per minute per company; try again in \d+ seconds\.<\/div>/,
+    );
+    const reloaded = await user.get(location);
+    expect(reloaded.body).not.toContain('role="alert"');
+    const tests = `SELECT count(*)::int AS n FROM webhook_events WHERE company_id = $1 AND kind = 'webhook.test'`;
+    expect(await countOf(tests, company.id)).toBe(2);
   });
 });

@@ -7,10 +7,17 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptJson } from '../../src/security/secrets.js';
 import { createTestApp, testSecretsKey, type TestApp } from '../helpers/app.js';
+import {
+  consoleOrigin as origin,
+  csrfTokenOf,
+  formBody,
+  postSignIn,
+  sessionCookieOf as cookieOf,
+  signInToConsole,
+} from '../helpers/console.js';
 
 let t: TestApp;
 let clock = new Date('2026-11-24T08:00:00Z');
-const origin = 'http://console.test';
 const password = 'a long enough password';
 
 beforeAll(async () => {
@@ -28,17 +35,8 @@ async function createUser(email: string): Promise<{ id: string; companyId: strin
   return { id: response.json().data.id, companyId: company.id };
 }
 
-async function signIn(email: string, headers: Record<string, string> = {}) {
-  return t.app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { host: 'console.test', origin, 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    payload: new URLSearchParams({ email, password }).toString(),
-  });
-}
-
-function cookieOf(response: { headers: Record<string, unknown> }): string {
-  return String(response.headers['set-cookie']).split(';')[0]!;
+function signIn(email: string, headers: Record<string, string> = {}) {
+  return postSignIn(t, email, password, headers);
 }
 
 function page(cookie: string, url = '/console/vehicles') {
@@ -166,16 +164,9 @@ describe('console sessions', () => {
 
   it('carries a new key to the page through a flash: sealed at rest, shown once, only to its own session', async () => {
     await createUser('flash@example.test');
-    const mine = cookieOf(await signIn('flash@example.test'));
-    const theirs = cookieOf(await signIn('flash@example.test'));
-    const csrf = /name="_csrf" value="([^"]+)"/.exec((await page(mine, '/console/api-keys')).body)![1]!;
-    const create = () =>
-      t.app.inject({
-        method: 'POST',
-        url: '/console/api-keys',
-        headers: { host: 'console.test', origin, cookie: mine, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({ _csrf: csrf, name: 'flash key' }).toString(),
-      });
+    const mine = await signInToConsole(t, 'flash@example.test', password);
+    const theirs = await signInToConsole(t, 'flash@example.test', password);
+    const create = () => mine.post('/console/api-keys', { name: 'flash key' });
     const flashesOf = async (cookie: string) =>
       (
         await t.pool.query(
@@ -189,27 +180,31 @@ describe('console sessions', () => {
     expect(created.statusCode).toBe(303);
     const location = String(created.headers.location);
     expect(location).toMatch(/^\/console\/api-keys\?created=[0-9a-f-]{36}$/);
-    const [sealed] = await flashesOf(mine);
+    const [sealed] = await flashesOf(mine.cookie);
 
     // Another session of the same user gets nothing from the link, and leaves the flash in place.
-    const other = await page(theirs, location);
+    const other = await page(theirs.cookie, location);
     expect(other.statusCode).toBe(200);
     expect(other.body).not.toContain('New API key');
-    expect(await flashesOf(mine)).toHaveLength(1);
+    expect(await flashesOf(mine.cookie)).toHaveLength(1);
 
     // A HEAD (a link checker, a prefetch) does not take it either.
-    const head = await t.app.inject({ method: 'HEAD', url: location, headers: { host: 'console.test', cookie: mine } });
+    const head = await t.app.inject({
+      method: 'HEAD',
+      url: location,
+      headers: { host: 'console.test', cookie: mine.cookie },
+    });
     expect(head.statusCode).toBe(200);
-    expect(await flashesOf(mine)).toHaveLength(1);
+    expect(await flashesOf(mine.cookie)).toHaveLength(1);
 
-    const shown = await page(mine, location);
+    const shown = await page(mine.cookie, location);
     const key = /id="new-key" readonly value="([^"]+)"/.exec(shown.body)![1]!;
     expect(key).toMatch(/^fk_/);
     // Sealed with SECRETS_KEY at rest, and gone once read.
     expect(sealed!.toString('latin1')).not.toContain(key);
     expect(decryptJson(Buffer.from(testSecretsKey, 'hex'), sealed!)).toEqual({ name: 'flash key', key });
-    expect(await flashesOf(mine)).toHaveLength(0);
-    const again = await page(mine, location);
+    expect(await flashesOf(mine.cookie)).toHaveLength(0);
+    const again = await page(mine.cookie, location);
     expect(again.body).not.toContain(key);
     expect(again.body).toContain('The new key was shown once and is not shown again.');
 
@@ -217,12 +212,7 @@ describe('console sessions', () => {
     const unread = new URL(String((await create()).headers.location), origin).searchParams.get('created');
     const stored = () => t.pool.query(`SELECT 1 FROM console_flashes WHERE id = $1`, [unread]);
     expect((await stored()).rowCount).toBe(1);
-    const signOut = await t.app.inject({
-      method: 'POST',
-      url: '/console/sign-out',
-      headers: { host: 'console.test', origin, cookie: mine, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ _csrf: csrf }).toString(),
-    });
+    const signOut = await mine.post('/console/sign-out');
     expect(signOut.statusCode).toBe(303);
     expect((await stored()).rowCount).toBe(0);
   });
@@ -272,18 +262,18 @@ describe('console sessions', () => {
   it('answers hostile requests with a refusal, never a 5xx: HTML pages with an alert, 401/404 envelopes for data calls', async () => {
     await createUser('hostile@example.test');
     const cookie = cookieOf(await signIn('hostile@example.test'));
-    const csrf = /name="_csrf" value="([^"]+)"/.exec((await page(cookie)).body)![1]!;
-    const form = (fields: Record<string, string | string[]>) => {
-      const body = new URLSearchParams();
-      for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
-      return body.toString();
-    };
+    const csrf = csrfTokenOf((await page(cookie)).body);
     const headers = { host: 'console.test', origin, cookie, 'content-type': 'application/x-www-form-urlencoded' };
     const requests: Array<{ method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: string }> =
       [
-        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: csrf, name: 'x'.repeat(5000) }) },
-        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: [csrf, csrf], name: 'a' }) },
-        { method: 'POST', url: '/console/api-keys', headers, payload: form({ _csrf: csrf, extra: 'field' }) },
+        {
+          method: 'POST',
+          url: '/console/api-keys',
+          headers,
+          payload: formBody({ _csrf: csrf, name: 'x'.repeat(5000) }),
+        },
+        { method: 'POST', url: '/console/api-keys', headers, payload: formBody({ _csrf: [csrf, csrf], name: 'a' }) },
+        { method: 'POST', url: '/console/api-keys', headers, payload: formBody({ _csrf: csrf, extra: 'field' }) },
         {
           method: 'POST',
           url: '/console/api-keys',
@@ -300,27 +290,32 @@ describe('console sessions', () => {
           method: 'POST',
           url: '/console/webhooks',
           headers,
-          payload: form({ _csrf: csrf, url: 'http://169.254.169.254/', events: 'run.created' }),
+          payload: formBody({ _csrf: csrf, url: 'http://169.254.169.254/', events: 'run.created' }),
         },
         {
           method: 'POST',
           url: '/console/webhooks',
           headers,
-          payload: form({ _csrf: csrf, url: 'https://a.test', events: ['x'.repeat(60)] }),
+          payload: formBody({ _csrf: csrf, url: 'https://a.test', events: ['x'.repeat(60)] }),
         },
         {
           method: 'POST',
           url: '/console/webhooks',
           headers,
-          payload: form({ _csrf: csrf, url: 'https://a.test', events: 'run.nope' }),
+          payload: formBody({ _csrf: csrf, url: 'https://a.test', events: 'run.nope' }),
         },
-        { method: 'POST', url: '/console/webhooks/not-an-id/test', headers, payload: form({ _csrf: csrf }) },
-        { method: 'POST', url: '/console/monitoring/deliveries/%00/retry', headers, payload: form({ _csrf: csrf }) },
+        { method: 'POST', url: '/console/webhooks/not-an-id/test', headers, payload: formBody({ _csrf: csrf }) },
+        {
+          method: 'POST',
+          url: '/console/monitoring/deliveries/%00/retry',
+          headers,
+          payload: formBody({ _csrf: csrf }),
+        },
         {
           method: 'POST',
           url: '/console/api-keys/00000000-0000-4000-8000-000000000000/revoke',
           headers,
-          payload: form({ _csrf: csrf }),
+          payload: formBody({ _csrf: csrf }),
         },
         { method: 'GET', url: '/console/vehicles/%ED%A0%80', headers: { host: 'console.test', cookie } },
         { method: 'GET', url: '/console/monitoring?status=exploded', headers: { host: 'console.test', cookie } },

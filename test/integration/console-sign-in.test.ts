@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passwordWork } from '../../src/security/passwords.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { postSignIn } from '../helpers/console.js';
 
 const password = 'a long enough password';
 const perEmail = 5;
@@ -29,17 +30,7 @@ async function createUser(email: string): Promise<void> {
 }
 
 function signIn(email: string, address: string, pass = password) {
-  return t.app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: {
-      host: 'console.test',
-      origin: 'http://console.test',
-      'x-forwarded-for': address,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: new URLSearchParams({ email, password: pass }).toString(),
-  });
+  return postSignIn(t, email, pass, { 'x-forwarded-for': address });
 }
 
 /** console_sign_ins_total by outcome, as /metrics shows it. */

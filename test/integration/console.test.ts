@@ -18,6 +18,8 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 const axeSource = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const screenshots = process.env.CONSOLE_SCREENSHOTS === '1';
 const password = 'correct horse battery staple';
+/** API_KEYS_PER_COMPANY here: low, so a company reaches it with a few keys. */
+const keyCap = 4;
 
 let t: TestApp;
 let browser: Browser;
@@ -127,6 +129,12 @@ async function keyCount(owner: Tenant): Promise<number> {
   return (await t.admin('GET', `/companies/${owner.companyId}/api-keys`)).json().data.length;
 }
 
+async function liveKeyCount(companyId: string): Promise<number> {
+  const keys: Array<{ revoked_at: string | null }> = (await t.admin('GET', `/companies/${companyId}/api-keys`)).json()
+    .data;
+  return keys.filter((k) => k.revoked_at === null).length;
+}
+
 async function subscriptionCount(owner: Tenant): Promise<number> {
   return (await t.api('GET', '/webhook-subscriptions', owner.key)).json().data.length;
 }
@@ -148,6 +156,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
     WEBHOOK_TIMEOUT_MS: '2000',
     CONSOLE_SIGN_IN_FAILURES_PER_EMAIL: '3',
+    API_KEYS_PER_COMPANY: String(keyCap),
   });
   await t.startWorkers(['webhooks', 'ingest', 'health']);
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -285,6 +294,44 @@ describe('developer console', () => {
     expect((await call()).status).toBe(401);
   });
 
+  it('past API_KEYS_PER_COMPANY, Create key answers 303 to an alert shown once; a reload creates nothing, even with room again', async () => {
+    const company = await t.createCompany('Capped Co'); // one key already
+    const user = { email: 'dev@capped.test', name: 'Capped Dev', password };
+    expect((await t.admin('POST', `/companies/${company.id}/users`, user)).statusCode).toBe(201);
+    for (let i = 1; i < keyCap; i++) await t.admin('POST', `/companies/${company.id}/api-keys`, { name: `key ${i}` });
+    expect(await liveKeyCount(company.id)).toBe(keyCap);
+
+    const page = await newPage();
+    await signIn(page, user.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('one too many');
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${base}/console/api-keys` && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create key' }).click(),
+    ]);
+    expect(refused.status()).toBe(303);
+    expect(await textOf(page.getByRole('alert'))).toBe(
+      `Not created: the company has ${keyCap} live API keys, the most it may have (${keyCap}); revoke one first.`,
+    );
+    expect(await page.getByLabel('Key name').inputValue()).toBe('one too many');
+    expect(await page.getByLabel('New API key').count()).toBe(0);
+    await shoot(page, 'api-key-cap');
+
+    // Room again; the reload a person does repeats the GET: no alert a second time, no new key.
+    const [first] = (await t.admin('GET', `/companies/${company.id}/api-keys`)).json().data;
+    expect((await t.admin('DELETE', `/api-keys/${first.id}`)).statusCode).toBe(200);
+    const [reloaded] = await Promise.all([
+      page.waitForRequest((r) => r.url().startsWith(`${base}/console/api-keys`)),
+      page.reload(),
+    ]);
+    expect(reloaded.method()).toBe('GET');
+    await expectOneHeading(page, 'API keys');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.getByRole('row', { name: /one too many/ }).count()).toBe(0);
+    expect(await liveKeyCount(company.id)).toBe(keyCap - 1);
+    await shoot(page, 'api-key-cap-reloaded');
+  });
+
   it('without JavaScript, Revoke opens a confirmation page instead of the dialog', async () => {
     await t.admin('POST', `/companies/${acme.companyId}/api-keys`, { name: 'no-js key' });
     const page = await newPage({ javaScriptEnabled: false });
@@ -305,11 +352,26 @@ describe('developer console', () => {
     const page = await newPage();
     await signIn(page, acme.email);
     await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
-    // Refusals are alerts, and the form keeps what was typed.
+    // A refusal answers 303 to an alert, and the form keeps what was typed.
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
-    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${base}/console/webhooks` && r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create subscription' }).click(),
+    ]);
+    expect(refused.status()).toBe(303);
     expect(await textOf(page.getByRole('alert'))).toBe('Choose at least one event kind.');
     expect(await page.getByLabel('Endpoint URL').inputValue()).toBe(`${receiver.url}/hooks`);
+    // A reload repeats the GET: the alert is not shown twice, and nothing is created.
+    const [reloaded] = await Promise.all([
+      page.waitForRequest((r) => r.url().startsWith(`${base}/console/webhooks`)),
+      page.reload(),
+    ]);
+    expect(reloaded.method()).toBe('GET');
+    await expectOneHeading(page, 'Webhooks');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await subscriptionCount(acme)).toBe(0);
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
 
     await page.getByLabel('run.created').check();
     await page.getByLabel('run.completed').check();

@@ -1,7 +1,8 @@
 /**
  * The API's CPU pool on real worker threads running the built task module (issue 16): a report PDF
  * rendered on a thread is byte for byte the one rendered in process; a full pool refuses at once
- * with 503 and Retry-After, and takes work again when a thread frees up.
+ * with 503 and Retry-After, and takes work again when a thread frees up; closing it stops the
+ * tasks in flight with 503 (shutdown) and refuses later ones alike.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -42,5 +43,28 @@ describe('CPU pool', () => {
     });
     expect((await first).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect((await pool.renderHistoryPdf(report, 'company-2')).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('on close, stops the tasks in flight with 503 and Retry-After, and refuses later ones alike', async () => {
+    // A budget no render comes near: only the close can end these tasks early.
+    const closing = new CpuPool(
+      loadConfig({ LOG_LEVEL: 'silent', CPU_POOL_THREADS: '1', CPU_TASK_BUDGET_MS: '120000' }),
+      createLogger('silent'),
+    );
+    const report = sampleHistoryReport('lifetime', 'many_rows');
+    // One rendering on the thread, one waiting for it.
+    const inFlight = [0, 1].map(() => closing.renderHistoryPdf(report, 'company-1').catch((error: unknown) => error));
+    await closing.close();
+    const shuttingDown = {
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      message: 'the service is shutting down; retry',
+      retryAfterSeconds: 1,
+    };
+    for (const outcome of await Promise.all(inFlight)) {
+      expect(outcome).toBeInstanceOf(AppError);
+      expect(outcome).toMatchObject(shuttingDown);
+    }
+    await expect(closing.renderHistoryPdf(report, 'company-1')).rejects.toMatchObject(shuttingDown);
   });
 });

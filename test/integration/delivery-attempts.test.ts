@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMonitoringDeliveries, loadEndpointHealth } from '../../src/db/monitoring-deliveries.js';
 import { listDeliveries } from '../../src/db/webhooks.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser } from '../helpers/console.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 
 let t: TestApp;
@@ -222,19 +223,7 @@ describe('console delivery tables', () => {
       [core.json().data.id, company.id, hook],
     );
 
-    expect(
-      (await t.admin('POST', `/companies/${company.id}/users`, { email: 'dev@console.test', name: 'Dev', password }))
-        .statusCode,
-    ).toBe(201);
-    const headers = { host: 'console.test', origin: 'http://console.test' };
-    const signedIn = await t.app.inject({
-      method: 'POST',
-      url: '/console/sign-in',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ email: 'dev@console.test', password }).toString(),
-    });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
-    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { ...headers, cookie } });
+    const { get } = await newConsoleUser(t, company.id, 'dev@console.test', password);
 
     const monitoring = (await get('/console/monitoring')).body;
     expect(monitoring).toMatch(
@@ -300,5 +289,35 @@ describe('endpoint health', () => {
     expect(result).toMatchObject({ attempts: 3, successes: 1 });
     expect(seqScans).toBe(0);
     expect(rowsFetched).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('recover', () => {
+  it('looks at 1,000 failed deliveries a call at most, the oldest first; the next call takes what it left', async () => {
+    const subscription = await monitoringSubscription();
+    const from = new Date(Date.now() - 20 * hourMs);
+    await bulkMonitoringDeliveries(subscription.id, { deliveries: 1_001, attempts: 1, from });
+    const recover = () =>
+      v1(t, 'POST', `/subscriptions/${subscription.id}/recover`, acme.key, { since: from.toISOString() });
+    const due = async () =>
+      (
+        await t.pool.query(
+          `SELECT created_at FROM monitoring_deliveries
+           WHERE subscription_id = $1 AND next_trigger = 'recover' AND next_attempt_at IS NOT NULL ORDER BY created_at`,
+          [subscription.id],
+        )
+      ).rows.map((r) => (r.created_at.getTime() - from.getTime()) / 60_000);
+
+    const first = await recover();
+    expect(first.statusCode, first.body).toBe(202);
+    expect(first.json().data.queued).toBe(1_000);
+    // Deliveries were created a minute apart from `from`: the first 1,000 minutes are queued.
+    const queued = await due();
+    expect(queued).toHaveLength(1_000);
+    expect([queued[0], queued.at(-1)]).toEqual([1, 1_000]);
+
+    // No worker sends here: the first 1,000 are still due, so the next call takes the one left.
+    expect((await recover()).json().data.queued).toBe(1);
+    expect((await due()).at(-1)).toBe(1_001);
   });
 });

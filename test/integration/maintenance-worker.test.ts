@@ -156,6 +156,7 @@ describe('maintenance worker', () => {
     expect((await queues.queue('maintenance').getJob(job.id!))!.returnvalue).toEqual({
       inboxRowsDeleted: 1,
       webhookEventsDeleted: 2,
+      consoleFlashesDeleted: 0,
     });
     const inboxLeft = await t.pool.query(`SELECT payload FROM ingest_inbox WHERE connection_id = $1 ORDER BY payload`, [
       connection.id,
@@ -179,6 +180,44 @@ describe('maintenance worker', () => {
       [company],
     );
     expect(orphans.rows[0].n).toBe(0);
+  });
+
+  it('deletes console flashes nobody will read: 10 minutes old, or of a session that has ended', async () => {
+    // The worker's clock is 2031-06-10T00:00:00Z; sessions end after 30 idle minutes or 12 hours.
+    const company = (await t.admin('POST', '/companies', { name: 'Flashes' })).json().data.id;
+    const user = await t.admin('POST', `/companies/${company}/users`, {
+      email: 'flash@maintenance.test',
+      name: 'Dev',
+      password: 'a long enough password',
+    });
+    expect(user.statusCode).toBe(201);
+    const at = (minutesBefore: number) => new Date(Date.parse('2031-06-10T00:00:00Z') - minutesBefore * 60_000);
+    const session = async (label: string, createdMinutesAgo: number, seenMinutesAgo: number) =>
+      (
+        await t.pool.query(
+          `INSERT INTO console_sessions (user_id, token_hash, csrf_token, created_at, last_seen_at)
+           VALUES ($1, sha256($2::bytea), 'csrf', $3, $4) RETURNING id`,
+          [user.json().data.id, Buffer.from(label), at(createdMinutesAgo), at(seenMinutesAgo)],
+        )
+      ).rows[0].id as string;
+    const flash = (sessionId: string, label: string, minutesAgo: number) =>
+      t.pool.query(
+        `INSERT INTO console_flashes (session_id, page, payload_ciphertext, created_at) VALUES ($1, $2, '\\x00', $3)`,
+        [sessionId, label, at(minutesAgo)],
+      );
+    const live = await session('live', 60, 1);
+    await flash(live, 'just written', 2);
+    await flash(live, 'never read', 11);
+    await flash(await session('idle', 120, 31), 'of an idle session', 1);
+    await flash(await session('too old', 13 * 60, 1), 'of a session past 12 hours', 1);
+
+    const job = await queues.queue('maintenance').add('maintenance.purge-expired', {});
+    await expect.poll(() => job.getState(), { timeout: 15_000 }).toBe('completed');
+    expect((await queues.queue('maintenance').getJob(job.id!))!.returnvalue).toMatchObject({
+      consoleFlashesDeleted: 3,
+    });
+    const left = await t.pool.query(`SELECT page FROM console_flashes`);
+    expect(left.rows.map((r) => r.page)).toEqual(['just written']);
   });
 
   it('rejects a malformed payload without running it', async () => {

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser } from '../helpers/console.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -176,44 +177,31 @@ describe('limits of one delivery', () => {
 });
 
 describe('console', () => {
-  it('Retry past the limit answers 429 with Retry-After and shows the refusal as an alert', async () => {
+  it('Retry past the limit answers 303 to the refusal, an alert shown once; a reload retries nothing', async () => {
     await sending();
     const { subscriptionId, deliveryId } = await failedDelivery('/console');
-    const created = await t.admin('POST', `/companies/${acme.id}/users`, {
-      email: 'ops@acme.test',
-      name: 'Ops',
-      password,
-    });
-    expect(created.statusCode).toBe(201);
-    const headers = { host: 'console.test', origin: 'http://console.test' };
-    const signedIn = await t.app.inject({
-      method: 'POST',
-      url: '/console/sign-in',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ email: 'ops@acme.test', password }).toString(),
-    });
-    expect(signedIn.statusCode).toBe(303);
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
-    const page = await t.app.inject({ method: 'GET', url: '/console/monitoring', headers: { ...headers, cookie } });
+    const user = await newConsoleUser(t, acme.id, 'ops@acme.test', password);
+    const page = await user.get('/console/monitoring');
     expect(page.body).toContain(`/console/monitoring/deliveries/${deliveryId}/retry`);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-    const clickRetry = () =>
-      t.app.inject({
-        method: 'POST',
-        url: `/console/monitoring/deliveries/${deliveryId}/retry`,
-        headers: { ...headers, cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({ _csrf: csrf }).toString(),
-      });
+    const clickRetry = () => user.post(`/console/monitoring/deliveries/${deliveryId}/retry`);
 
     expect((await clickRetry()).statusCode).toBe(303);
     await expect.poll(() => attemptCount(subscriptionId, deliveryId), { timeout: 20_000 }).toBe(5);
     const refused = await clickRetry();
-    expect(refused.statusCode).toBe(429);
-    expect(refused.headers['retry-after']).toBe('3600');
-    expect(refused.headers['content-type']).toMatch(/^text\/html/);
-    expect(refused.body).toContain(
-      '<div class="alert" role="alert">manual retries of this delivery are limited to 1 per hour; retry after 3600 seconds</div>',
+    expect(refused.statusCode).toBe(303);
+    const location = String(refused.headers.location);
+    expect(location).toMatch(/^\/console\/monitoring\?refused=[0-9a-f-]{36}$/);
+    const shown = await user.get(location);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers['content-type']).toMatch(/^text\/html/);
+    expect(shown.body).toContain(
+      '<div class="alert" role="alert">Not retried: manual retries of this delivery are limited to 1 per hour; retry after 3600 seconds.</div>',
     );
+    // The reload a person does is a GET: it retries nothing, and the alert is not shown twice.
+    const reloaded = await user.get(location);
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body).not.toContain('role="alert"');
     expect(await manualRetries(deliveryId)).toMatchObject({ manual_retries: 1 });
+    expect(await attemptCount(subscriptionId, deliveryId)).toBe(5);
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHistoryReport } from '../../src/history/build-report.js';
 import { monitoringKinds } from '../../src/monitoring/kinds.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { newConsoleUser } from '../helpers/console.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -196,34 +197,16 @@ describe('after the transfer', () => {
   });
 
   it("the new owner's console pages show nothing of the first owner's readings", async () => {
-    const email = 'ops@buyer.test';
-    const password = 'a long enough password';
-    const user = await t.admin('POST', `/companies/${buyer.id}/users`, { email, name: 'Ops', password });
-    expect(user.statusCode).toBe(201);
-    const signIn = await t.app.inject({
-      method: 'POST',
-      url: '/console/sign-in',
-      headers: {
-        host: 'console.test',
-        origin: 'http://console.test',
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: new URLSearchParams({ email, password }).toString(),
-    });
-    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    const user = await newConsoleUser(t, buyer.id, 'ops@buyer.test', 'a long enough password');
     for (const url of ['/console/vehicles', `/console/vehicles/${car.id}`]) {
-      const page = await t.app.inject({ method: 'GET', url, headers: { host: 'console.test', cookie } });
+      const page = await user.get(url);
       expect(page.statusCode, url).toBe(200);
       expect(page.body).toContain('Van 7');
       // "Last seen" is the odometer's time: the odometer and its time travel with the car.
       for (const trace of ['P0300', '52.53', '11.5', 'Battery', 'Check engine', 'Needs attention'])
         expect(page.body, `${url} shows ${trace}`).not.toContain(trace);
     }
-    const detail = await t.app.inject({
-      method: 'GET',
-      url: `/console/vehicles/${car.id}`,
-      headers: { host: 'console.test', cookie },
-    });
+    const detail = await user.get(`/console/vehicles/${car.id}`);
     expect(detail.body).toContain('miles: 20012');
   });
 

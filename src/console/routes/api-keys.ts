@@ -7,7 +7,7 @@ import { broadcastRevocation } from '../../api/api-key-cache.js';
 import { isRecordId } from '../../api/schemas/common.js';
 import { findActiveCompanyApiKey, listApiKeys, revokeCompanyApiKey, type ApiKeyRecord } from '../../db/api-keys.js';
 import { AppError, notFound } from '../../errors.js';
-import { flashUrl, putFlash, takeFlash } from '../flash.js';
+import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../plugin.js';
 import { viewer } from '../viewer.js';
 import { apiKeysPage, revokeConfirmPage, type ApiKeysView } from '../views/api-keys.js';
@@ -19,6 +19,7 @@ const RevokeForm = Form({});
 const KeysQuery = Type.Object({
   revoked: Type.Optional(Type.String({ maxLength: 200 })),
   created: Type.Optional(Type.String({ maxLength: 100 })),
+  refused: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
 export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
@@ -34,33 +35,35 @@ export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, d
   }
 
   app.get('/console/api-keys', { schema: { hide: true, querystring: KeysQuery } }, async (request, reply) => {
-    const { revoked, created: flashId } = request.query;
-    const created = flashId ? await takeFlash(deps, request, 'api-keys', flashId) : null;
+    const { revoked, created: createdId, refused: refusedId } = request.query;
+    const created = await takeFlash(deps, request, 'created', 'api-keys', createdId);
+    const refused = await takeFlash(deps, request, 'refused', 'api-keys', refusedId);
     let notice: string | null = null;
     if (created) notice = `Created ${created.name ?? 'a key'}.`;
-    else if (flashId)
+    else if (createdId)
       notice = 'The new key was shown once and is not shown again. If it was not copied, revoke it and create another.';
     else if (revoked) notice = `Revoked ${revoked}. Calls with it now answer 401.`;
-    return reply.type('text/html; charset=utf-8').send(await render(request, { created, notice, error: null }));
+    const view = { created, notice, error: refused?.error ?? null, draftName: refused?.draft.name ?? '' };
+    return reply.type('text/html; charset=utf-8').send(await render(request, view));
   });
 
-  // Answers 303 to the list, which shows the new key once (src/console/flash.ts): a reload creates nothing.
+  // Answers 303 to the list, which shows the new key once, or the refusal once (src/console/flash.ts):
+  // a reload creates nothing, even once there is room again.
   app.post('/console/api-keys', { schema: { hide: true, body: CreateKeyForm } }, async (request, reply) => {
     const { companyId, id: sessionId } = request.consoleSession;
     const name = request.body.name?.trim() || null;
     let flashId = '';
-    try {
-      await createApiKey(deps, companyId, name, async (tx, created) => {
-        flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'api-keys', { name, key: created.key });
+    const outcome = await createApiKey(deps, companyId, name, async (tx, created) => {
+      flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'created', 'api-keys', {
+        name,
+        key: created.key,
       });
-    } catch (failure) {
-      if (!(failure instanceof AppError) || failure.code !== 'LIMIT_REACHED') throw failure;
-      return reply
-        .code(failure.status)
-        .type('text/html; charset=utf-8')
-        .send(await render(request, { created: null, notice: null, error: `Not created: ${failure.message}.` }));
+    }).catch(asRefusal);
+    if (outcome instanceof AppError) {
+      const error = `Not created: ${outcome.message}.`;
+      return redirectRefused(deps, request, reply, 'api-keys', { error, draft: { name: name ?? '' } });
     }
-    return reply.redirect(flashUrl('api-keys', flashId), 303);
+    return reply.redirect(flashUrl('created', 'api-keys', flashId), 303);
   });
 
   app.get('/console/api-keys/:id/revoke', { schema: { hide: true, params: IdParams } }, async (request, reply) => {

@@ -11,8 +11,9 @@ import {
 } from '../../db/monitoring-deliveries.js';
 import { findMonitoringSubscription, listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
 import { listVehicleLabels } from '../../db/vehicles.js';
-import { notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
+import { asRefusal, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../plugin.js';
 import { viewer } from '../viewer.js';
 import { monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
@@ -21,6 +22,7 @@ import { Form, IdParams } from './forms.js';
 const StatusQuery = Type.Object({
   status: Type.Optional(Type.Union([StringEnum(monitoringDeliveryStatuses), Type.Literal('')])),
   retried: Type.Optional(Type.String({ maxLength: 100 })),
+  refused: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
 const RetryForm = Form({});
@@ -44,7 +46,12 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
     );
   }
 
-  async function render(request: FastifyRequest, status: MonitoringDeliveryStatus | null, notice: string | null) {
+  async function render(
+    request: FastifyRequest,
+    status: MonitoringDeliveryStatus | null,
+    notice: string | null,
+    error: string | null,
+  ) {
     const { companyId } = request.consoleSession;
     const subscriptions = await listMonitoringSubscriptions(
       deps.pool,
@@ -67,15 +74,16 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
       statuses: monitoringDeliveryStatuses,
       status,
       notice,
-      error: null,
+      error,
     });
   }
 
   app.get('/console/monitoring', { schema: { hide: true, querystring: StatusQuery } }, async (request, reply) => {
     const notice = request.query.retried ? 'Retry sent: the attempt appears under the delivery.' : null;
+    const refused = await takeFlash(deps, request, 'refused', 'monitoring', request.query.refused);
     return reply
       .type('text/html; charset=utf-8')
-      .send(await render(request, statusFilter(request.query.status), notice));
+      .send(await render(request, statusFilter(request.query.status), notice, refused?.error ?? null));
   });
 
   app.get(
@@ -93,14 +101,21 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
   );
 
   // The public API's retry (POST /v1/deliveries/:id/retry): one more attempt now, trigger manual.
+  // Past the delivery's limits, 303 back with the refusal: a reload retries nothing later.
   app.post(
     '/console/monitoring/deliveries/:id/retry',
     { schema: { hide: true, params: IdParams, body: RetryForm } },
     async (request, reply) => {
       const { id } = request.params;
       const accepted = isRecordId(id)
-        ? await retryMonitoringDelivery({ ...deps, log: request.log }, request.consoleSession.companyId, id)
+        ? await retryMonitoringDelivery({ ...deps, log: request.log }, request.consoleSession.companyId, id).catch(
+            asRefusal,
+          )
         : null;
+      if (accepted instanceof AppError) {
+        const error = `Not retried: ${accepted.message}.`;
+        return redirectRefused(deps, request, reply, 'monitoring', { error, draft: null });
+      }
       if (!accepted) throw notFound('monitoring delivery');
       return reply.redirect(`/console/monitoring?retried=${accepted.deliveryId}`, 303);
     },

@@ -7,8 +7,8 @@ import { isRecordId } from '../../api/schemas/common.js';
 import { createWebhookSubscription, sendWebhookTest } from '../../api/webhook-subscription-actions.js';
 import { findSubscription, listDeliveries, listSubscriptions, type SubscriptionRecord } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
-import { AppError, notFound, rateLimited } from '../../errors.js';
-import { flashUrl, putFlash, takeFlash } from '../flash.js';
+import { AppError, notFound } from '../../errors.js';
+import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../plugin.js';
 import { viewer } from '../viewer.js';
 import { webhookDeliveries, webhooksPage, type WebhooksView } from '../views/webhooks.js';
@@ -55,8 +55,6 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
     return webhooksPage(viewer(request), { ...view, subscriptions: withDeliveries, kinds: runEventKinds });
   }
 
-  const emptyDraft = { url: '', events: [] };
-
   app.get(
     '/console/webhooks',
     {
@@ -65,54 +63,46 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
         querystring: Type.Object({
           tested: Type.Optional(Type.String({ maxLength: 2048 })),
           created: Type.Optional(Type.String({ maxLength: 100 })),
+          refused: Type.Optional(Type.String({ maxLength: 100 })),
         }),
       },
     },
     async (request, reply) => {
-      const { tested, created: flashId } = request.query;
-      const created = flashId ? await takeFlash(deps, request, 'webhooks', flashId) : null;
+      const { tested, created: createdId, refused: refusedId } = request.query;
+      const created = await takeFlash(deps, request, 'created', 'webhooks', createdId);
+      const refused = await takeFlash(deps, request, 'refused', 'webhooks', refusedId);
       let notice: string | null = null;
       if (created) notice = `Subscribed ${created.url}.`;
-      else if (flashId) notice = 'The signing secret was shown once and is not shown again.';
+      else if (createdId) notice = 'The signing secret was shown once and is not shown again.';
       else if (tested) notice = `Test event queued for ${tested}; it appears under Deliveries in a moment.`;
+      const draft = refused?.draft ?? { url: '', events: [] };
       return reply
         .type('text/html; charset=utf-8')
-        .send(await render(request, { draft: emptyDraft, created, notice, error: null }));
+        .send(await render(request, { draft, created, notice, error: refused?.error ?? null }));
     },
   );
 
-  // A valid form answers 303 to the list, which shows the secret once (src/console/flash.ts); a
-  // refused one is shown again with its alert and creates nothing.
+  // Answers 303 to the list, which shows the secret once, or the refusal once with the form as
+  // typed (src/console/flash.ts): a reload creates nothing, even once there is room again.
   app.post('/console/webhooks', { schema: { hide: true, body: CreateForm } }, async (request, reply) => {
     const url = request.body.url.trim();
     const events = [request.body.events ?? []].flat();
-    const draft = { url, events };
+    const refuse = (error: string) =>
+      redirectRefused(deps, request, reply, 'webhooks', { error, draft: { url, events } });
     const unknown = events.filter((e) => !(runEventKinds as readonly string[]).includes(e));
-    let error: string | null = null;
-    let status = 400;
-    if (events.length === 0) error = 'Choose at least one event kind.';
-    else if (unknown.length > 0) error = `Unknown event kinds: ${unknown.join(', ')}.`;
-    if (error === null) {
-      try {
-        const { companyId, id: sessionId } = request.consoleSession;
-        let flashId = '';
-        await createWebhookSubscription(deps, companyId, url, events, async (tx, created) => {
-          const message = { url: created.subscription.url, signingSecret: created.signingSecret };
-          flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'webhooks', message);
-        });
-        return reply.redirect(flashUrl('webhooks', flashId), 303);
-      } catch (failure) {
-        if (!(failure instanceof AppError) || failure.status >= 500) throw failure;
-        error = `Not created: ${failure.message}.`;
-        status = failure.status;
-      }
-    }
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .send(await render(request, { draft, created: null, notice: null, error }));
+    if (events.length === 0) return refuse('Choose at least one event kind.');
+    if (unknown.length > 0) return refuse(`Unknown event kinds: ${unknown.join(', ')}.`);
+    const { companyId, id: sessionId } = request.consoleSession;
+    let flashId = '';
+    const outcome = await createWebhookSubscription(deps, companyId, url, events, async (tx, created) => {
+      const message = { url: created.subscription.url, signingSecret: created.signingSecret };
+      flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'created', 'webhooks', message);
+    }).catch(asRefusal);
+    if (outcome instanceof AppError) return refuse(`Not created: ${outcome.message}.`);
+    return reply.redirect(flashUrl('created', 'webhooks', flashId), 303);
   });
 
+  // Over the company's Send test budget: 303 back with the refusal, so a reload sends nothing later.
   app.post(
     '/console/webhooks/:id/test',
     { schema: { hide: true, params: IdParams, body: TestForm } },
@@ -120,10 +110,11 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
       const subscription = await requireSubscription(request, request.params.id);
       const limit = await sendTestLimit(request);
       if (!limit.isAllowed && limit.isExceeded) {
-        throw rateLimited(
-          limit.ttl / 1000,
-          `at most ${limit.max} Send test calls per minute per company; try again shortly`,
-        );
+        const seconds = Math.max(1, Math.ceil(limit.ttl / 1000));
+        return redirectRefused(deps, request, reply, 'webhooks', {
+          error: `Not sent: at most ${limit.max} Send test calls per minute per company; try again in ${seconds} seconds.`,
+          draft: null,
+        });
       }
       await sendWebhookTest(deps, request.log, subscription);
       return reply.redirect(`/console/webhooks?tested=${encodeURIComponent(subscription.url)}`, 303);

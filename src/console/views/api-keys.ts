@@ -10,6 +10,8 @@ export interface ApiKeysView {
   /** A short confirmation of what the last action did. */
   notice: string | null;
   error: string | null;
+  /** The "Key name" typed before a refusal. */
+  draftName: string;
 }
 
 function keyLabel(key: ApiKeyRecord): string {
@@ -35,7 +37,7 @@ export function apiKeysPage(viewer: Viewer, view: ApiKeysView): string {
     <form method="post" action="/console/api-keys" class="inline">
       ${csrfField(viewer.csrfToken)}
       <label for="key-name">Key name</label>
-      <input id="key-name" name="name" maxlength="200" placeholder="e.g. production, CI" />
+      <input id="key-name" name="name" maxlength="200" placeholder="e.g. production, CI" value="${view.draftName}" />
       <button type="submit">Create key</button>
     </form>
     <h2>Active keys</h2>
