@@ -1,30 +1,24 @@
 /** health queue: one vehicle after new samples, the relay of evaluations owed by ingest, and the periodic sweep over every vehicle. */
 import { withTransaction } from '../src/db/pool.js';
 import { evaluateVehicles, sweepHealth } from '../src/health/evaluate-vehicles.js';
-import { requestHealthConsumer } from '../src/health/enqueue.js';
+import { requestAfterEvaluation } from '../src/health/enqueue.js';
 import { relayOwedEvaluations } from '../src/ingest/owed-evaluations.js';
 import type { EvaluationSummary } from '../src/health/evaluate-vehicles.js';
-import { requestMonitoringLanes } from '../src/monitoring/lanes.js';
-import { enqueueAfterCommit } from '../src/queue/after-commit.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 export function healthHandlers(deps: WorkerDeps): JobHandlers<'health'> {
-  /** After an evaluation committed: count the monitoring events and ask for their lanes (the due sweep catches a lost ask). */
-  const afterMonitoring = async (summary: Pick<EvaluationSummary, 'monitoringLanes' | 'monitoringKinds'>) => {
+  /** After an evaluation committed: count the monitoring events, ask for the runs stage and the lanes. */
+  const afterEvaluation = async (summary: EvaluationSummary) => {
     for (const kind of summary.monitoringKinds) deps.metrics.monitoringEventsDetected.inc({ kind });
-    if (summary.monitoringLanes.length === 0) return;
-    await enqueueAfterCommit(deps.log, 'webhooks.monitoring-recover', () =>
-      requestMonitoringLanes(deps.queues, summary.monitoringLanes),
-    );
+    await requestAfterEvaluation(deps.queues, deps.log, summary);
   };
   return {
     'health.evaluate': async ({ vehicleId, cascade }) => {
       const summary = await withTransaction(deps.pool, (tx) =>
         evaluateVehicles(tx, [vehicleId], deps.now(), { skipLocked: false, cascade }),
       );
-      if (summary.events > 0) await requestHealthConsumer(deps.queues);
-      await afterMonitoring(summary);
+      await afterEvaluation(summary);
       return {
         vehicleId,
         changed: summary.changed.length > 0,
@@ -41,8 +35,7 @@ export function healthHandlers(deps: WorkerDeps): JobHandlers<'health'> {
     'health.sweep': async (_payload, job) => {
       let evaluated = 0;
       return sweepHealth(deps.pool, deps.now, deps.config.healthSweepConcurrentPages, async (page) => {
-        if (page.events > 0) await requestHealthConsumer(deps.queues);
-        await afterMonitoring(page);
+        await afterEvaluation(page);
         evaluated += page.evaluated;
         await job.updateProgress({ evaluated });
       });

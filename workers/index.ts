@@ -7,11 +7,11 @@ import { Worker } from 'bullmq';
 import type { RedisConnection } from '../src/queue/connection.js';
 import type { QueueName } from '../src/queue/catalog.js';
 import { processorFor, type JobHandlers } from '../src/queue/handlers.js';
-import { keepSchedules, type ScheduleKeeper } from '../src/queue/schedules.js';
+import { keepSchedules, type ExtraSchedules, type ScheduleKeeper } from '../src/queue/schedules.js';
 import { healthHandlers } from './health.worker.js';
 import { ingestHandlers } from './ingest.worker.js';
 import { maintenanceHandlers } from './maintenance.worker.js';
-import { pullHandlers, resyncPullSchedules } from './pull.worker.js';
+import { pullHandlers, pullSchedules } from './pull.worker.js';
 import { runsHandlers } from './runs.worker.js';
 import { webhooksHandlers } from './webhooks.worker.js';
 import { deliverySlotsPerProcess } from '../src/webhooks/queue.js';
@@ -31,11 +31,8 @@ interface WorkerDefinition<Q extends QueueName> {
    * duration plus this. Defaults to the lock duration.
    */
   stalledCheckMs?: number;
-  /**
-   * Restores what Redis held for this queue beyond the catalog's schedulers, run when a check
-   * finds those lost (src/queue/schedules.ts).
-   */
-  afterSchedulesLost?: (deps: WorkerDeps) => Promise<unknown>;
+  /** The schedulers this queue keeps beyond the catalog's, checked and restored with them (src/queue/schedules.ts). */
+  extraSchedules?: (deps: WorkerDeps) => ExtraSchedules;
 }
 
 export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
@@ -53,6 +50,7 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     concurrency: 4,
     // An evaluation takes well under a second; a dead worker's evaluation (and the one deduplicated
     // behind it) runs again within ~15 s, so a crash delays derived state by less than 30 s (docs/ingestion.md).
+    // The sweep runs minutes under the same lock; one taken back while it still runs does nothing (sweepHealth).
     lockDurationMs: 10_000,
     stalledCheckMs: 5000,
   },
@@ -65,7 +63,7 @@ export const workerDefinitions: { [Q in QueueName]: WorkerDefinition<Q> } = {
     lockDurationMs: 15_000,
   },
   // The per-connection feed schedulers go with a Redis loss: resynced at once, not at the next pull.sync-schedules.
-  pull: { handlers: pullHandlers, concurrency: 8, afterSchedulesLost: resyncPullSchedules },
+  pull: { handlers: pullHandlers, concurrency: 8, extraSchedules: pullSchedules },
 };
 
 export interface RunningWorkers {
@@ -104,12 +102,23 @@ export async function startWorkers(
   connection: RedisConnection,
 ): Promise<RunningWorkers> {
   const workers = names.map((name) => startWorker(name, deps, connection));
-  const restorers = names.flatMap((name) => workerDefinitions[name].afterSchedulesLost ?? []);
-  const schedules = keepSchedules(deps.queues, names, deps, async () => {
-    for (const restore of restorers) await restore(deps);
-  });
-  // At start every scheduler is upserted, which also applies a changed interval; from then on
-  // only missing ones are recreated, so processes of two releases do not keep resetting them.
+  const extras = names.flatMap((name) => workerDefinitions[name].extraSchedules?.(deps) ?? []);
+  const schedules = keepSchedules(
+    deps.queues,
+    names,
+    deps,
+    extras.length === 0
+      ? undefined
+      : {
+          allLive: async () => (await Promise.all(extras.map((e) => e.allLive()))).every(Boolean),
+          restore: async () => {
+            for (const extra of extras) await extra.restore();
+          },
+        },
+  );
+  // At start every scheduler is upserted, the extra ones too (a loss while no process of the queue
+  // ran is repaired at once), which also applies a changed interval; from then on only missing
+  // ones are recreated, so processes of two releases do not keep resetting them.
   await schedules.upsertAll();
   schedules.start(deps.config.scheduleCheckIntervalMs);
   return {

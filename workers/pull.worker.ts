@@ -1,13 +1,22 @@
 /** pull queue: provider feeds on their schedules, on-demand vehicle refreshes, scheduler sync. */
 import { DelayedError } from 'bullmq';
 import { findVehiclePullTarget } from '../src/db/vehicles.js';
-import { createPullDeps, pullFeed, pullVehicle, RateLimitedError, syncPullSchedules } from '../src/ingest/pulls.js';
+import {
+  createPullDeps,
+  pullFeed,
+  pullSchedulesLive,
+  pullVehicle,
+  RateLimitedError,
+  syncPullSchedules,
+} from '../src/ingest/pulls.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
+import type { ExtraSchedules } from '../src/queue/schedules.js';
 import type { WorkerDeps } from './worker-deps.js';
 
-/** Recreates the per-connection feed schedulers now (what pull.sync-schedules does every 5 minutes). */
-export function resyncPullSchedules(deps: WorkerDeps): Promise<unknown> {
-  return syncPullSchedules(createPullDeps(deps));
+/** The per-connection feed schedulers, checked with the catalog's and resynced as pull.sync-schedules does. */
+export function pullSchedules(deps: WorkerDeps): ExtraSchedules {
+  const pullDeps = createPullDeps(deps);
+  return { allLive: () => pullSchedulesLive(pullDeps), restore: () => syncPullSchedules(pullDeps) };
 }
 
 export function pullHandlers(deps: WorkerDeps): JobHandlers<'pull'> {

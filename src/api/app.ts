@@ -242,7 +242,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       async (admin) => {
         admin.addHook('onRequest', adminAuthentication(adminToken));
         await admin.register(companyAdminRoutes, { pool: deps.pool, config: deps.config, redis: deps.redis, keyCache });
-        await admin.register(vehicleAdminRoutes, { pool: deps.pool, now });
+        await admin.register(vehicleAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
         await admin.register(serviceRequestAdminRoutes, { pool: deps.pool, queues: deps.queues });
         await admin.register(runAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
         await admin.register(providerConnectionAdminRoutes, {

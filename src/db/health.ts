@@ -63,6 +63,11 @@ export const ruleSignals = [
   'brake_lining_percent',
 ] as const;
 
+/** A new sample, and whether a refresh without cascade stored it (the alert rules and detectors pass over those). */
+export interface NewSample extends RuleSample {
+  withoutCascade: boolean;
+}
+
 /**
  * Per vehicle, the readings of each rule signal newer than its watermark in `fed_through` (a
  * signal never fed: its newest readings, however old, a backfill), and of each extra window's
@@ -84,10 +89,10 @@ export async function loadNewSamples(
   vehicleIds: readonly string[],
   extraWindows: ReadonlyArray<{ vehicleId: string; signal: string; since: Date }>,
   limit: number,
-): Promise<Map<string, RuleSample[]>> {
-  const samples = new Map<string, RuleSample[]>();
+): Promise<Map<string, NewSample[]>> {
+  const samples = new Map<string, NewSample[]>();
   if (vehicleIds.length === 0 && extraWindows.length === 0) return samples;
-  const result = await q.query<RuleSample & { vehicleId: string }>({
+  const result = await q.query<NewSample & { vehicleId: string }>({
     name: 'load-new-samples',
     text: `WITH windows AS (
              SELECT l.vehicle_id, l.signal, w.since
@@ -98,13 +103,14 @@ export async function loadNewSamples(
              UNION ALL
              SELECT * FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
            )
-           SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source
+           SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source,
+                  r.without_cascade IS TRUE AS "withoutCascade"
            FROM windows w
            CROSS JOIN LATERAL (
              SELECT CASE WHEN w.signal = ANY ($7::text[]) THEN NULL ELSE ${ownedSinceSql('w.vehicle_id')} END AS since
            ) owned
            CROSS JOIN LATERAL (
-             SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source
+             SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source, without_cascade
              FROM readings
              WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
                AND recorded_at >= coalesce(owned.since, '-infinity')

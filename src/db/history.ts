@@ -29,21 +29,76 @@ export async function listVinVehicles(q: Queryable, vin: string): Promise<VinVeh
   return result.rows;
 }
 
-/** A vehicle whose monitoring events carry predictions: its read model and when its owner got it. */
-export interface PredictionVehicle {
+/**
+ * What the forecasts of a vehicle whose monitoring events carry predictions read (history/
+ * assemble.ts `vehiclePredictions`), summed up in SQL: its read model, the ends of its distance
+ * series (the ECU odometer, else the GPS-derived one: history/odometer-series.ts), and its current
+ * owner's harsh braking rate's terms.
+ */
+export interface PredictionRecord {
   id: string;
   signals: Record<string, unknown>;
-  /** When the current owner got it from a previous owner (db/ownership.ts `ownedSinceSql`); null: never changed hands. */
-  ownedSince: Date | null;
+  /** The series' first and last readings; null without any. */
+  firstOdometer: { at: Date; km: number } | null;
+  lastOdometer: { at: Date; km: number } | null;
+  /**
+   * The series' last reading before the UTC day the current owner got the vehicle from a previous
+   * owner began (db/ownership.ts `ownedSinceSql`); null when it never changed hands or nothing
+   * was read before: the owner's miles then count from the first reading.
+   */
+  ownerStartKm: number | null;
+  /** Hard brakes of the current owner's UTC days (every day when it never changed hands). */
+  ownerHardBrakes: number;
 }
 
-export async function listPredictionVehicles(q: Queryable, ids: readonly string[]): Promise<PredictionVehicle[]> {
-  const result = await q.query<PredictionVehicle>({
-    name: 'history-prediction-vehicles',
-    text: `SELECT v.id, v.signals, ${ownedSinceSql('v.id')} AS "ownedSince" FROM vehicles v WHERE v.id = ANY($1::uuid[])`,
+/**
+ * One row per vehicle, each figure one index range of the rollups (odometer_daily, driving_daily):
+ * the series' ends are the first and last checkpoints (a day whose raw readings the report loads
+ * has the same first and last reading as its checkpoint), never a vehicle's every day.
+ */
+export async function listPredictionRecords(q: Queryable, ids: readonly string[]): Promise<PredictionRecord[]> {
+  type Row = Omit<PredictionRecord, 'firstOdometer' | 'lastOdometer'> & {
+    firstAt: Date | null;
+    firstKm: number | null;
+    lastAt: Date | null;
+    lastKm: number | null;
+  };
+  const result = await q.query<Row>({
+    name: 'history-prediction-records',
+    text: `WITH v AS (
+             SELECT v.id, v.signals, (${ownedSinceSql('v.id')} AT TIME ZONE 'UTC')::date AS owner_day,
+                    CASE WHEN EXISTS (SELECT FROM odometer_daily o WHERE o.vehicle_id = v.id AND o.signal = 'odometer_km')
+                         THEN 'odometer_km' ELSE 'gps_odometer_km' END AS signal
+             FROM vehicles v WHERE v.id = ANY($1::uuid[])
+           )
+           SELECT v.id, v.signals,
+                  f.at AS "firstAt", f.km AS "firstKm", l.at AS "lastAt", l.km AS "lastKm",
+                  b.km AS "ownerStartKm", h.hard_brakes AS "ownerHardBrakes"
+           FROM v
+           LEFT JOIN LATERAL (
+             SELECT first_at AS at, first_km AS km FROM odometer_daily o
+             WHERE o.vehicle_id = v.id AND o.signal = v.signal ORDER BY o.day, o.first_at LIMIT 1
+           ) f ON true
+           LEFT JOIN LATERAL (
+             SELECT last_at AS at, last_km AS km FROM odometer_daily o
+             WHERE o.vehicle_id = v.id AND o.signal = v.signal ORDER BY o.day DESC, o.last_at DESC LIMIT 1
+           ) l ON true
+           LEFT JOIN LATERAL (
+             SELECT last_km AS km FROM odometer_daily o
+             WHERE o.vehicle_id = v.id AND o.signal = v.signal AND o.day < v.owner_day
+             ORDER BY o.day DESC, o.last_at DESC LIMIT 1
+           ) b ON true
+           CROSS JOIN LATERAL (
+             SELECT coalesce(sum(d.hard_brakes), 0)::int AS hard_brakes FROM driving_daily d
+             WHERE d.vehicle_id = v.id AND d.day >= coalesce(v.owner_day, '-infinity'::date)
+           ) h`,
     values: [ids],
   });
-  return result.rows;
+  return result.rows.map(({ firstAt, firstKm, lastAt, lastKm, ...row }) => ({
+    ...row,
+    firstOdometer: firstAt && firstKm !== null ? { at: firstAt, km: firstKm } : null,
+    lastOdometer: lastAt && lastKm !== null ? { at: lastAt, km: lastKm } : null,
+  }));
 }
 
 export interface OdometerDay {

@@ -25,6 +25,11 @@ export interface MonitoredSubscription {
   fenceSignature: string;
 }
 
+/** A new provider event, and whether a refresh without cascade stored it (the detectors pass over those). */
+export interface NewEventSample extends EventSample {
+  withoutCascade: boolean;
+}
+
 /**
  * In one statement, for the vehicles of an evaluation: their live subscriptions (oldest first per
  * vehicle) and each monitored vehicle's provider events recorded after its watermark and after
@@ -35,9 +40,11 @@ export async function loadMonitoredSubscriptions(
   q: Queryable,
   vehicles: ReadonlyArray<{ vehicleId: string; eventsWatermark: Date | null }>,
   eventLimit: number,
-): Promise<{ subscriptions: MonitoredSubscription[]; events: Map<string, EventSample[]> }> {
+): Promise<{ subscriptions: MonitoredSubscription[]; events: Map<string, NewEventSample[]> }> {
   const result = await q.query<
-    MonitoredSubscription & { newEvents: Array<{ kind: string; recordedAt: string; g: number | null }> | null }
+    MonitoredSubscription & {
+      newEvents: Array<{ kind: string; recordedAt: string; g: number | null; withoutCascade: boolean }> | null;
+    }
   >({
     name: 'load-monitored-subscriptions',
     text: `SELECT s.id, s.company_id AS "companyId", s.vehicle_id AS "vehicleId", s.events, s.tier, s.options,
@@ -48,10 +55,11 @@ export async function loadMonitoredSubscriptions(
            FROM unnest($1::uuid[], $2::timestamptz[]) AS w(vehicle_id, watermark)
            JOIN monitoring_subscriptions s ON s.vehicle_id = w.vehicle_id AND s.deleted_at IS NULL
            CROSS JOIN LATERAL (
-             SELECT json_agg(json_build_object('kind', e.kind, 'recordedAt', e.recorded_at, 'g', e.g)
+             SELECT json_agg(json_build_object('kind', e.kind, 'recordedAt', e.recorded_at, 'g', e.g,
+                                               'withoutCascade', e.without_cascade IS TRUE)
                              ORDER BY e.recorded_at, e.kind) AS events
              FROM (
-               SELECT kind, recorded_at, g FROM vehicle_events
+               SELECT kind, recorded_at, g, without_cascade FROM vehicle_events
                WHERE vehicle_id = w.vehicle_id
                  AND recorded_at > greatest(w.watermark, (SELECT min(created_at) FROM monitoring_subscriptions m
                                                           WHERE m.vehicle_id = w.vehicle_id AND m.deleted_at IS NULL))
@@ -62,7 +70,7 @@ export async function loadMonitoredSubscriptions(
            ORDER BY s.vehicle_id, s.created_at, s.id`,
     values: [vehicles.map((v) => v.vehicleId), vehicles.map((v) => v.eventsWatermark), eventLimit],
   });
-  const events = new Map<string, EventSample[]>();
+  const events = new Map<string, NewEventSample[]>();
   const subscriptions = result.rows.map(({ newEvents, ...subscription }) => {
     if (!events.has(subscription.vehicleId)) {
       events.set(
@@ -71,6 +79,7 @@ export async function loadMonitoredSubscriptions(
           kind: e.kind as EventSample['kind'],
           recordedAt: new Date(e.recordedAt),
           g: e.g,
+          withoutCascade: e.withoutCascade,
         })),
       );
     }

@@ -28,19 +28,22 @@ export async function deleteOwedEvaluations(q: Queryable, ids: readonly number[]
 }
 
 /**
- * Locks up to `limit` of the oldest rows owed since before `before` (younger ones may still be on
+ * Locks up to `limit` of the oldest rows owed for at least `graceMs` (younger ones may still be on
  * their way to the queue). Rows another relay holds are skipped, so relays take disjoint rows.
+ * The age is measured on the database's clock, which wrote `owed_at`: a process whose clock runs
+ * ahead would otherwise take rows still on their way, one running behind would leave rows late.
  */
 export async function lockOwedEvaluations(
   q: Queryable,
-  before: Date,
+  graceMs: number,
   limit: number,
 ): Promise<Array<OwedEvaluations & { id: number }>> {
   const result = await q.query<OwedEvaluations & { id: number }>({
     name: 'lock-owed-evaluations',
     text: `SELECT id, cascade_vehicle_ids AS "cascadeVehicleIds", no_cascade_vehicle_ids AS "noCascadeVehicleIds"
-           FROM health_evaluations_owed WHERE owed_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    values: [before, limit],
+           FROM health_evaluations_owed WHERE owed_at < clock_timestamp() - make_interval(secs => $1 / 1000.0)
+           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    values: [graceMs, limit],
   });
   return result.rows;
 }

@@ -8,6 +8,8 @@ export interface ReadingRow {
   valueNum: number | null;
   valueJson: unknown;
   source: string;
+  /** Stored by a refresh without cascade (migrations/0027): the link rule reads it, the alert rules and detectors never. */
+  withoutCascade?: boolean;
 }
 
 /** What a batch stored: the count, and what the history rollups gain from it. */
@@ -40,8 +42,8 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
   const result = await q.query<StoredReadings>({
     name: 'insert-readings',
     text: `WITH stored AS (
-             INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source)
-             SELECT v, s, t, n, j, o FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text)
+             INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source, without_cascade)
+             SELECT v, s, t, n, j, o, c FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text, c boolean)
              ON CONFLICT DO NOTHING
              RETURNING vehicle_id AS v, signal AS s, recorded_at AS t, value_num AS n, value_json AS j, source AS o
            ),
@@ -88,6 +90,7 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
           n: r.valueNum,
           j: r.valueJson ?? null,
           o: r.source,
+          ...(r.withoutCascade ? { c: true } : {}),
         })),
       ),
       movingKph,

@@ -36,6 +36,8 @@ export interface EventRow {
   recordedAt: Date;
   g: number | null;
   source: string;
+  /** Stored by a refresh without cascade (migrations/0027): the detectors never read it. */
+  withoutCascade?: boolean;
 }
 
 /**
@@ -222,8 +224,8 @@ export async function insertVehicleEvents(q: Queryable, events: readonly EventRo
   const result = await q.query<{ vehicleId: string }>({
     name: 'insert-vehicle-events',
     text: `WITH stored AS (
-             INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source)
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[])
+             INSERT INTO vehicle_events (vehicle_id, kind, recorded_at, g, source, without_cascade)
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::boolean[])
              ON CONFLICT DO NOTHING
              RETURNING vehicle_id, kind, recorded_at
            ),
@@ -243,6 +245,7 @@ export async function insertVehicleEvents(q: Queryable, events: readonly EventRo
       events.map((e) => e.recordedAt),
       events.map((e) => e.g),
       events.map((e) => e.source),
+      events.map((e) => (e.withoutCascade ? true : null)),
     ],
   });
   return [...new Set(result.rows.map((row) => row.vehicleId))];

@@ -7,7 +7,7 @@
  * named like those two fields of the read model (`readModelFields`, enforced by sanitize.ts), so a
  * provider's key never overwrites them.
  */
-import type { LatestSample } from './sample.js';
+import { isOdometerSignal, type LatestSample } from './sample.js';
 
 export interface ReadModelPatch {
   vehicleId: string;
@@ -16,8 +16,6 @@ export interface ReadModelPatch {
   observedAt: Record<string, string>;
   odometer: { km: number; as_of: string; source: string } | null;
 }
-
-const odometerSeries = new Set(['odometer_km', 'gps_odometer_km']);
 
 export function readModelPatches(written: readonly LatestSample[]): ReadModelPatch[] {
   const patches = new Map<string, ReadModelPatch>();
@@ -30,7 +28,7 @@ export function readModelPatches(written: readonly LatestSample[]): ReadModelPat
     };
     const asOf = sample.recordedAt.toISOString();
     patch.observedAt[sample.signal] = asOf;
-    if (odometerSeries.has(sample.signal)) {
+    if (isOdometerSignal(sample.signal)) {
       if (sample.source === 'manual' && (!patch.odometer || asOf > patch.odometer.as_of)) {
         patch.odometer = { km: sample.value as number, as_of: asOf, source: sample.source };
       }

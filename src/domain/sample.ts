@@ -40,6 +40,8 @@ export type SignalName = (typeof signalNames)[number];
  */
 export const odometerSignals = ['odometer_km', 'gps_odometer_km'] as const;
 
+export const isOdometerSignal = (signal: string): boolean => (odometerSignals as readonly string[]).includes(signal);
+
 export type EngineState = 'off' | 'on' | 'idle';
 
 export interface Location {

@@ -1,4 +1,8 @@
+import type { Logger } from '../log.js';
+import { requestMonitoringLanes } from '../monitoring/lanes.js';
+import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
+import type { EvaluationSummary } from './evaluate-vehicles.js';
 
 /**
  * Queues one health evaluation per vehicle. Deduplicated per vehicle and cascade flag: many
@@ -21,4 +25,21 @@ export async function enqueueHealthEvaluations(
 /** Asks the runs stage to consume new health events (deduplicated; one run kept behind a running one). */
 export async function requestHealthConsumer(queues: Queues): Promise<void> {
   await queues.add('runs.from-health', {}, { deduplicationId: 'runs-from-health', keepLastIfActive: true });
+}
+
+/**
+ * After an evaluation committed (a job's, a sweep page's, a transfer's): asks the runs stage to
+ * consume its health events and the monitoring lanes to send its deliveries. A lost ask is only
+ * logged: `runs.from-health` and `webhooks.monitoring-recover` repeat and catch up.
+ */
+export async function requestAfterEvaluation(
+  queues: Queues,
+  log: Pick<Logger, 'warn'>,
+  summary: Pick<EvaluationSummary, 'events' | 'monitoringLanes'>,
+): Promise<void> {
+  if (summary.events > 0) await enqueueAfterCommit(log, 'runs.from-health', () => requestHealthConsumer(queues));
+  if (summary.monitoringLanes.length > 0)
+    await enqueueAfterCommit(log, 'webhooks.monitoring-recover', () =>
+      requestMonitoringLanes(queues, summary.monitoringLanes),
+    );
 }

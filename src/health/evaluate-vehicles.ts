@@ -8,12 +8,15 @@
  * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
  * sample older than what was already fed of its own signal is history, as for the latest state.
  *
- * Without cascade (a refresh that asked to stop after the vehicle state) only the link rule runs:
- * the trusted odometer and `link_broken` move, while alerts, health events, runs and monitoring
- * detection do not happen. The watermarks still advance past the samples it read, so no later
- * evaluation feeds them to the rules or the detectors (they would fire late, for a moment long
- * gone). Readings carry no mark of the inbox row they came with: a sample another batch stored for
- * the vehicle between the refresh's commit and this evaluation is read (and so passed over) too.
+ * A refresh that asked for no cascade (spec/000 VehicleRefreshRequest) moves the vehicle state and
+ * nothing downstream. Its readings and provider events are marked when stored (`without_cascade`,
+ * migrations/0027), and every evaluation, whichever reads them first, feeds them to the link rule
+ * (trusted odometer, link state) and never to the alert rules or the monitoring detectors; the
+ * watermarks advance past them as past any sample read, so no later evaluation feeds them either.
+ * The refresh's own evaluation (a job without cascade) runs the link rule alone when that is all
+ * it finds; when it finds other new samples (a push stored them, its own evaluation with cascade
+ * still queued behind or already passed), it evaluates them fully, exactly as that evaluation
+ * would have: the two jobs are not ordered, so whichever runs first does what both owe.
  */
 import {
   listActiveVehicleIds,
@@ -23,9 +26,12 @@ import {
   ruleSignals,
   saveHealth,
   type HealthWrite,
+  type NewSample,
 } from '../db/health.js';
+import type { NewEventSample } from '../db/monitoring-delivery-queue.js';
+import { whileHoldingLock } from '../db/advisory-locks.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
-import { odometerSignals } from '../domain/sample.js';
+import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import {
   detectAndStore,
@@ -36,6 +42,7 @@ import {
   type MonitoredVehicleEvaluation,
   type MonitoringLane,
 } from '../monitoring/detect-stage.js';
+import { loadVehiclePredictions } from '../history/build-report.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../monitoring/kinds.js';
 import { effectiveHealthConfig, type HealthConfig } from './config.js';
@@ -46,8 +53,10 @@ export interface EvaluationOptions {
   /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */
   skipLocked: boolean;
   /**
-   * False: a refresh asked to stop after the vehicle state. Only the link rule runs (trusted
-   * odometer, link state); no alert transitions, health events or monitoring detection.
+   * False: owed to a refresh that asked to stop after the vehicle state. A vehicle whose new
+   * samples and events all came without cascade gets the link rule alone (trusted odometer, link
+   * state): no alert transitions, health events or monitoring detection; one with other new
+   * samples or events is evaluated fully, as with cascade.
    */
   cascade: boolean;
 }
@@ -69,6 +78,18 @@ export interface EvaluationSummary {
 const maxSamplesPerSignal = 500;
 const detectorSignals = detectorOnlySignals(ruleSignals);
 const isRuleSignal = (signal: string) => (ruleSignals as readonly string[]).includes(signal);
+
+/**
+ * A vehicle's new samples and events, split: what the alert rules and the detectors read, and the
+ * samples only the link rule reads (a refresh without cascade stored them).
+ */
+export function splitByCascade(samples: readonly NewSample[], events: readonly NewEventSample[]) {
+  return {
+    samples: samples.filter((sample) => !sample.withoutCascade),
+    stateOnly: samples.filter((sample) => sample.withoutCascade),
+    events: events.filter((event) => !event.withoutCascade),
+  };
+}
 
 /** Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs. */
 export function advanceWatermarks(
@@ -114,13 +135,20 @@ export async function evaluateVehicles(
     detectorWindows,
     maxSamplesPerSignal,
   );
+  const split = new Map(
+    subjects.map((s) => [s.id, splitByCascade(samples.get(s.id) ?? [], vehicleEvents.get(s.id) ?? [])]),
+  );
+  // Without cascade, a vehicle whose new samples and events all came without it gets the link rule alone.
+  const full = new Set(
+    subjects
+      .filter((s) => {
+        const own = split.get(s.id)!;
+        return options.cascade || own.samples.length > 0 || own.events.length > 0;
+      })
+      .map((s) => s.id),
+  );
   // Only the alert rules and the detectors read the service history.
-  const services = options.cascade
-    ? await loadLastServices(
-        tx,
-        subjects.map((s) => s.id),
-      )
-    : new Map();
+  const services = full.size > 0 ? await loadLastServices(tx, [...full]) : new Map();
   // Most vehicles follow their company's config: merge it once per company, not once per vehicle.
   const companyConfigs = new Map<string, HealthConfig>();
   const configOf = (subject: (typeof subjects)[number]): HealthConfig => {
@@ -139,10 +167,13 @@ export async function evaluateVehicles(
     const newestEvent = events[events.length - 1];
     if (newestEvent) fedThrough[vehicleEventsWatermark] = newestEvent.recordedAt.toISOString();
     const lastServices = services.get(subject.id) ?? {};
-    const result = options.cascade
+    const own = split.get(subject.id)!;
+    const ruleSamples = (list: typeof fed) =>
+      monitored.has(subject.id) ? list.filter((sample) => isRuleSignal(sample.signal)) : list;
+    const result = full.has(subject.id)
       ? evaluateVehicleHealth(
           subject.state,
-          monitored.has(subject.id) ? fed.filter((sample) => isRuleSignal(sample.signal)) : fed,
+          ruleSamples(own.samples),
           {
             telematicsProvider: subject.telematicsProvider,
             createdAt: subject.createdAt,
@@ -151,16 +182,17 @@ export async function evaluateVehicles(
           configOf(subject),
           now,
           subject.hasTelemetry,
+          own.stateOnly,
         )
       : evaluateVehicleState(subject.state, fed, subject.telematicsProvider, configOf(subject), now);
-    const subscriptions = options.cascade ? monitored.get(subject.id) : undefined;
+    const subscriptions = full.has(subject.id) ? monitored.get(subject.id) : undefined;
     if (subscriptions) {
       monitoredEvaluations.push({
         vehicleId: subject.id,
         companyId: subject.companyId,
         subscriptions,
-        samples: fed,
-        events,
+        samples: own.samples,
+        events: own.events,
         health: {
           alerts: result.state.alerts,
           odometer: result.odometer ? { km: result.odometer.km, at: result.odometer.at } : null,
@@ -194,7 +226,7 @@ export async function evaluateVehicles(
     };
   });
   await saveHealth(tx, writes, now);
-  const monitoring = await detectAndStore(tx, monitoredEvaluations, now);
+  const monitoring = await detectAndStore(tx, monitoredEvaluations, now, loadVehiclePredictions);
   return {
     evaluated: writes.length,
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
@@ -221,7 +253,7 @@ export async function restartHealthForNewOwner(
   if (!subject) return null;
   const state = healthStateForNewOwner(subject.state);
   const fedThrough = Object.fromEntries(
-    Object.entries(subject.fedThrough).filter(([signal]) => (odometerSignals as readonly string[]).includes(signal)),
+    Object.entries(subject.fedThrough).filter(([signal]) => isOdometerSignal(signal)),
   );
   await saveHealth(
     tx,
@@ -255,12 +287,28 @@ const sweepPageSize = 500;
  * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
  * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
  * evaluates every vehicle again.
+ *
+ * One sweep at a time in the deployment (an advisory lock; `skipped` when another holds it). BullMQ
+ * takes a job back when its lock is not renewed for the health queue's 10 s, which an event loop
+ * stalled that long causes, and a sweep that outlasts its 15-minute period meets the next one: a
+ * second sweep beside the first would be correct (pages skip locked vehicles, an evaluation with
+ * nothing new changes nothing) but would double the work of the largest job there is.
  */
 export async function sweepHealth(
   pool: Pool,
   now: () => Date,
   concurrentPages: number,
   afterPage: (page: EvaluationSummary) => Promise<void> = async () => {},
+): Promise<{ evaluated: number; changed: number; skipped: boolean }> {
+  const swept = await whileHoldingLock(pool, 'health sweep', () => sweepPages(pool, now, concurrentPages, afterPage));
+  return swept ? { ...swept, skipped: false } : { evaluated: 0, changed: 0, skipped: true };
+}
+
+async function sweepPages(
+  pool: Pool,
+  now: () => Date,
+  concurrentPages: number,
+  afterPage: (page: EvaluationSummary) => Promise<void>,
 ): Promise<{ evaluated: number; changed: number }> {
   let afterId: string | null = null;
   let failed = false;

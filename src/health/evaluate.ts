@@ -86,12 +86,11 @@ export function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
 }
 
 /**
- * An evaluation without cascade (a refresh that asked to stop after the vehicle state, spec/000
- * VehicleRefreshRequest): the link rule alone follows the new samples, so the trusted odometer and
- * the link move; no alert rule is fed, and the alerts, the status and what the next evaluation
- * compares with (`alerts`, `status`, `linkReason`) stay as the last evaluation with cascade left
- * them. Nothing is reported: no events. The caller still advances the watermarks past these
- * samples, so a later evaluation never feeds them to the rules or the detectors.
+ * An evaluation owed only to a refresh without cascade (spec/000 VehicleRefreshRequest: no
+ * downstream processing because of it): the link rule alone follows the new samples, so the
+ * trusted odometer and the link move; no alert rule is fed, and the alerts, the status and what
+ * the next evaluation compares with (`alerts`, `status`, `linkReason`) stay as the last full
+ * evaluation left them. Nothing is reported: no events.
  */
 export function evaluateVehicleState(
   previous: HealthState | null,
@@ -111,6 +110,11 @@ export function evaluateVehicleState(
   };
 }
 
+/**
+ * The full evaluation: the link rule, then every alert rule over `samples`. `stateOnly` are new
+ * samples that move the vehicle state but report nothing (a refresh without cascade stored them):
+ * the link rule reads them with the others, the alert rules never do.
+ */
 export function evaluateVehicleHealth(
   previous: HealthState | null,
   samples: readonly RuleSample[],
@@ -118,10 +122,12 @@ export function evaluateVehicleHealth(
   config: HealthConfig,
   now: Date,
   hasTelemetry: boolean,
+  stateOnly: readonly RuleSample[] = [],
 ): HealthEvaluation {
   const prev = previous ?? initialHealthState();
   const ordered = feedOrder(samples);
-  const link = evaluateLink(prev.link, ordered, vehicle.telematicsProvider, config, now);
+  const linkSamples = stateOnly.length > 0 ? feedOrder([...samples, ...stateOnly]) : ordered;
+  const link = evaluateLink(prev.link, linkSamples, vehicle.telematicsProvider, config, now);
   const input = {
     samples: ordered,
     vehicle,

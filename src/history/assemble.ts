@@ -9,6 +9,7 @@ import type {
   IncidentEventRow,
   OdometerDay,
   OdometerReadingRow,
+  PredictionRecord,
   ServiceEntryRow,
   VinVehicle,
 } from '../db/history.js';
@@ -26,7 +27,8 @@ import {
   type LatestSignals,
   type Prediction,
 } from './sections.js';
-import type { HistoryReport, ReportTier, VehiclePredictions } from './types.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
+import type { HistoryReport, ReportTier } from './types.js';
 
 /** Months of data each tier covers; null = all available. */
 export const tierMonths: Readonly<Record<ReportTier, number | null>> = {
@@ -172,14 +174,7 @@ export function assembleHistoryReport(input: HistoryInput): HistoryReport {
   };
 }
 
-export interface PredictionInput {
-  /** The vehicle's read model `signals` (latest battery, oil life, brake lining). */
-  signals: Record<string, unknown>;
-  /** When its current owner got it from a previous owner: harsh braking counts from that UTC day on; null: all. */
-  ownedSince: Date | null;
-  odometerDays: readonly OdometerDay[];
-  dayReadings: readonly OdometerReadingRow[];
-  drivingDays: readonly DrivingDay[];
+export interface PredictionInput extends Omit<PredictionRecord, 'id'> {
   runs: readonly CompletedRunRow[];
   serviceEntries: readonly ServiceEntryRow[];
   now: Date;
@@ -188,20 +183,20 @@ export interface PredictionInput {
 /**
  * One vehicle's forecasts as the lifetime report makes them (the same sections over the same
  * records: its odometer and service history, which travel with the car, and its read model),
- * except that its driving (the harsh braking rate) counts only its current owner's days
- * (docs/ownership.md). A forecast resting on no record of the vehicle is null.
+ * except that the harsh braking rate is its current owner's (docs/ownership.md): the hard brakes
+ * of the owner's UTC days over the miles driven since the first of them began, both terms of one
+ * span. A forecast resting on no record of the vehicle is null.
  */
 export function vehiclePredictions(input: PredictionInput): VehiclePredictions {
-  const points = odometerPoints(input.odometerDays, input.dayReadings, null);
-  const series = distanceSeries(points);
-  const fromDay = input.ownedSince?.toISOString().slice(0, 10) ?? '';
-  const metrics = lifetimeMetrics(
-    series,
-    input.drivingDays.filter((d) => d.day >= fromDay),
-    null,
-  );
-  const service = serviceHistory(input.runs, input.serviceEntries, points);
-  const forecasts = predictionsOf(service, series, metrics, latestSignals(input.signals), input.now);
+  const { firstOdometer: first, lastOdometer: last } = input;
+  const startKm = input.ownerStartKm ?? first?.km ?? null;
+  const braking = {
+    hardBrakes: input.ownerHardBrakes,
+    miles: last && startKm !== null ? kmToMiles(last.km - startKm) : 0,
+  };
+  // The forecasts read each service's type, date and mileage, not whether telematics verified it: no odometer points.
+  const service = serviceHistory(input.runs, input.serviceEntries, []);
+  const forecasts = predictionsOf(service, { first, last }, braking, latestSignals(input.signals), input.now);
   const known = (forecast: Prediction) => (forecast.known ? forecast.text : null);
   return {
     next_oil_change: known(forecasts.next_oil_change),

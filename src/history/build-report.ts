@@ -9,16 +9,17 @@ import {
   listIncidentEvents,
   listOdometerDays,
   listOdometerReadingsOfDays,
-  listPredictionVehicles,
+  listPredictionRecords,
   listServiceEntriesOfVehicles,
   listVinVehicles,
 } from '../db/history.js';
 import { listOwnerships } from '../db/ownership.js';
 import type { Queryable } from '../db/pool.js';
-import { strongBrakingG } from '../monitoring/incidents.js';
+import { strongBrakingG } from '../domain/incidents.js';
 import { assembleHistoryReport, rangeStart, vehiclePredictions } from './assemble.js';
 import { daysToInspect } from './odometer-series.js';
-import type { HistoryReport, ReportTier, VehiclePredictions } from './types.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
+import type { HistoryReport, ReportTier } from './types.js';
 import { modelYearOf } from './vin.js';
 
 export interface HistoryReportRequest {
@@ -58,10 +59,16 @@ export async function buildHistoryReport(q: Queryable, request: HistoryReportReq
 }
 
 /**
- * The `predictions` of premium monitoring events (DESIGN §11) for these vehicles, by vehicle id:
- * the lifetime report's forecasts from each vehicle's own records, with the driving of its current
- * owner's span only (assemble.ts `vehiclePredictions`). The same loaders as the report, each one
- * statement for all the vehicles.
+ * The `predictions` of premium monitoring events (DESIGN §11) for these vehicles, by vehicle id
+ * (assemble.ts `vehiclePredictions`): three statements for all of them, grouped once by vehicle.
+ * What is read is what the forecasts need: one summary row per vehicle of the odometer and
+ * driving rollups (db/history.ts `listPredictionRecords`), and its completed runs and service
+ * entries (a handful per vehicle and year).
+ *
+ * It runs in the health transaction, with the vehicles locked: a premium event's body, predictions
+ * included, is stored with the detector state that produced it, so an attempt sends what was
+ * detected, and only the vehicles with a premium event this evaluation are read. Reading them
+ * before the locks would cost every evaluation of a premium vehicle, most of which detect nothing.
  */
 export async function loadVehiclePredictions(
   q: Queryable,
@@ -70,28 +77,24 @@ export async function loadVehiclePredictions(
 ): Promise<Map<string, VehiclePredictions>> {
   const predictions = new Map<string, VehiclePredictions>();
   if (vehicleIds.length === 0) return predictions;
-  const vehicles = await listPredictionVehicles(q, vehicleIds);
-  const odometerDays = await listOdometerDays(q, vehicleIds, null);
-  const drivingDays = await listDrivingDays(q, vehicleIds, null);
-  const runs = await listCompletedRuns(q, vehicleIds, null);
-  const serviceEntries = await listServiceEntriesOfVehicles(q, vehicleIds, null);
-  const dayReadings = await listOdometerReadingsOfDays(q, daysToInspect(odometerDays));
-  const of = <T extends { vehicleId: string }>(rows: readonly T[], id: string) =>
-    rows.filter((r) => r.vehicleId === id);
-  for (const vehicle of vehicles) {
+  const records = await listPredictionRecords(q, vehicleIds);
+  const runs = byVehicle(await listCompletedRuns(q, vehicleIds, null));
+  const serviceEntries = byVehicle(await listServiceEntriesOfVehicles(q, vehicleIds, null));
+  for (const { id, ...record } of records) {
     predictions.set(
-      vehicle.id,
-      vehiclePredictions({
-        signals: vehicle.signals,
-        ownedSince: vehicle.ownedSince,
-        odometerDays: of(odometerDays, vehicle.id),
-        dayReadings: of(dayReadings, vehicle.id),
-        drivingDays: of(drivingDays, vehicle.id),
-        runs: of(runs, vehicle.id),
-        serviceEntries: of(serviceEntries, vehicle.id),
-        now,
-      }),
+      id,
+      vehiclePredictions({ ...record, runs: runs.get(id) ?? [], serviceEntries: serviceEntries.get(id) ?? [], now }),
     );
   }
   return predictions;
+}
+
+function byVehicle<T extends { vehicleId: string }>(rows: readonly T[]): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.vehicleId);
+    if (list) list.push(row);
+    else grouped.set(row.vehicleId, [row]);
+  }
+  return grouped;
 }

@@ -6,8 +6,7 @@ import type { CompletedRunRow, DrivingDay, IncidentEventRow, ServiceEntryRow } f
 import type { OwnershipSpan } from '../db/ownership.js';
 import { kmPerMile, kmToMiles, msPerDay } from '../domain/units.js';
 import { defaultHealthConfig } from '../health/config.js';
-import { airbagIncidentMs } from '../monitoring/detectors/airbag-deployment.js';
-import { impactG, impactWindowMs, majorImpactG } from '../monitoring/incidents.js';
+import { airbagIncidentMs, impactG, impactWindowMs, majorImpactG } from '../domain/incidents.js';
 import { isTelematicsSource, roundMiles, type OdometerPoint } from './integrity.js';
 import { odometerKmAt } from './odometer-series.js';
 import type { HistoryReport } from './types.js';
@@ -213,6 +212,22 @@ export interface Prediction {
   known: boolean;
 }
 
+/** What the forecasts read of the odometer: the distance series' first and last readings. */
+export interface OdometerEnds {
+  first: { at: Date; km: number } | null;
+  last: { at: Date; km: number } | null;
+}
+
+/**
+ * The harsh braking rate's terms, over one span: the report's data range (every owner), or for
+ * premium monitoring events the current owner's days (assemble.ts `vehiclePredictions`).
+ */
+export interface BrakingSpan {
+  hardBrakes: number;
+  /** Miles driven over the same span (the distance series' odometer). */
+  miles: number;
+}
+
 /**
  * The lifetime tier's forecasts: the oil change from the maintenance interval (health/config.ts
  * defaults) and the last oil service, brakes from the lining sensor or the pad life scaled by the
@@ -221,13 +236,12 @@ export interface Prediction {
  */
 export function predictionsOf(
   service: readonly ServiceItem[],
-  series: readonly OdometerPoint[],
-  metrics: Metrics,
+  odometer: OdometerEnds,
+  braking: BrakingSpan,
   latest: LatestSignals,
   now: Date,
 ): Record<keyof Predictions, Prediction> {
-  const first = series[0];
-  const last = series[series.length - 1];
+  const { first, last } = odometer;
   const currentMiles = last ? kmToMiles(last.km) : null;
   const spanDays = first && last ? (last.at.getTime() - first.at.getTime()) / msPerDay : 0;
   const milesPerDay = first && last && spanDays >= 7 ? kmToMiles(last.km - first.km) / spanDays : null;
@@ -276,8 +290,7 @@ export function predictionsOf(
     };
   } else {
     const lastBrake = lastOf(/brake/i);
-    const drivenMiles = first && last ? kmToMiles(last.km - first.km) : 0;
-    const harshPer100 = drivenMiles >= minScoreMiles ? (metrics.harsh_braking_events / drivenMiles) * 100 : 0;
+    const harshPer100 = braking.miles >= minScoreMiles ? (braking.hardBrakes / braking.miles) * 100 : 0;
     const life = Math.min(brakePadMiles.max, Math.max(brakePadMiles.min, brakePadMiles.typical / (1 + harshPer100)));
     if (!lastBrake || lastBrake.mileage === null || currentMiles === null) {
       brakes = {
@@ -331,7 +344,13 @@ export function predictiveInsights(
   latest: LatestSignals,
   now: Date,
 ): Predictions {
-  const forecasts = predictionsOf(service, series, metrics, latest, now);
+  const first = series[0] ?? null;
+  const last = series[series.length - 1] ?? null;
+  const braking = {
+    hardBrakes: metrics.harsh_braking_events,
+    miles: first && last ? kmToMiles(last.km - first.km) : 0,
+  };
+  const forecasts = predictionsOf(service, { first, last }, braking, latest, now);
   return {
     next_oil_change: forecasts.next_oil_change.text,
     brake_replacement: forecasts.brake_replacement.text,

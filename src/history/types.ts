@@ -10,6 +10,7 @@
  * - odometer reading: a trusted odometer value at a time, from a source (a provider, `manual`,
  *   `service`); the integrity rules compare consecutive readings.
  */
+import type { VehiclePredictions } from '../domain/predictions.js';
 
 export const reportTiers = ['basic', 'standard', 'comprehensive', 'lifetime'] as const;
 export type ReportTier = (typeof reportTiers)[number];
@@ -82,14 +83,7 @@ export interface HistoryReport {
     monthly_mileage: Array<{ month: string; miles: number }>;
     odometer_timeline: Array<OdometerReading & { flagged: boolean }>;
   } | null;
-  predictive_insights: { next_oil_change: string; brake_replacement: string; battery_health: string } | null;
+  /** Every forecast's text, known or not; premium monitoring events carry the known ones (VehiclePredictions). */
+  predictive_insights: { [K in keyof VehiclePredictions]: string } | null;
   odometer_integrity: OdometerIntegrity;
 }
-
-/**
- * The `predictions` of premium monitoring events (DESIGN §11): the texts of the report's
- * `predictive_insights`, each null where the vehicle's records say nothing of it.
- */
-export type VehiclePredictions = {
-  [K in keyof NonNullable<HistoryReport['predictive_insights']>]: string | null;
-};

@@ -28,7 +28,10 @@ export function planIngest(
   vehicleIds: ReadonlyMap<string, string>,
   source: string,
   connectionId: string,
+  /** False for a refresh that asked for no cascade: its readings and events are marked so (migrations/0027). */
+  cascade = true,
 ): IngestPlan {
+  const marked = cascade ? {} : { withoutCascade: true };
   const latest = new Map<string, LatestSample>();
   const vehicles = new Map<string, VehicleSummary>();
   const unmapped = new Map<string, UnmappedCount>();
@@ -61,6 +64,7 @@ export function planIngest(
       valueNum: numeric ? (sample.value as number) : null,
       valueJson: numeric ? null : sample.value,
       source,
+      ...marked,
     });
 
     const key = `${vehicleId}\u0000${sample.signal}`;
@@ -82,7 +86,7 @@ export function planIngest(
   for (const event of events) {
     const vehicleId = vehicleIds.get(event.providerVehicleId);
     if (vehicleId) {
-      eventRows.push({ vehicleId, kind: event.kind, recordedAt: event.recordedAt, g: event.g, source });
+      eventRows.push({ vehicleId, kind: event.kind, recordedAt: event.recordedAt, g: event.g, source, ...marked });
       if (vehicles.has(vehicleId)) continue;
       const summary = eventOnly.get(vehicleId);
       if (!summary) eventOnly.set(vehicleId, { vehicleId, newestAt: event.recordedAt, ecuOdometerAt: null });

@@ -48,14 +48,13 @@ export interface RelaySummary {
  * commit leaves them to the next.
  */
 export async function relayOwedEvaluations(
-  deps: { pool: Pool; queues: Queues; now: () => Date },
+  deps: { pool: Pool; queues: Queues },
   graceMs: number,
 ): Promise<RelaySummary> {
-  const before = new Date(deps.now().getTime() - graceMs);
   const summary: RelaySummary = { records: 0, evaluations: 0 };
   for (;;) {
     const pass = await withTransaction(deps.pool, async (tx) => {
-      const owed = await lockOwedEvaluations(tx, before, relayRows);
+      const owed = await lockOwedEvaluations(tx, graceMs, relayRows);
       const merged = mergeOwedEvaluations(owed);
       await enqueueOwedEvaluations(deps.queues, merged);
       await deleteOwedEvaluations(

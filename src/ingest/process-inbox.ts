@@ -110,7 +110,7 @@ export async function processInboxRows(
       continue;
     }
     const vehicleIds = mapped.get(row.connectionId) ?? new Map<string, string>();
-    const plan = planIngest(clean.samples, clean.events, vehicleIds, row.provider, row.connectionId);
+    const plan = planIngest(clean.samples, clean.events, vehicleIds, row.provider, row.connectionId, row.cascade);
     plans.push(plan);
     if (row.cascade) for (const vehicle of plan.vehicles) cascadeVehicles.add(vehicle.vehicleId);
     const unmapped = plan.unmapped.reduce((sum, u) => sum + u.samples, 0);

@@ -165,13 +165,18 @@ export async function schedulePullFeed(
   );
 }
 
-/** Makes the per-connection feed schedulers match the active connections of pulled providers. */
-export async function syncPullSchedules(deps: PullDeps): Promise<{ scheduled: number; removed: number }> {
-  const connections = (await listActiveConnections(deps.pool, feedProviders)).filter(
+/** The active connections whose feed is pulled on a schedule. */
+async function listPulledConnections(deps: PullDeps) {
+  return (await listActiveConnections(deps.pool, feedProviders)).filter(
     (c) =>
       isProviderId(c.provider) &&
       pullsFeed(c.provider, decryptJson<ProviderConfig>(deps.secretsKey, c.configCiphertext)),
   );
+}
+
+/** Makes the per-connection feed schedulers match the active connections of pulled providers. */
+export async function syncPullSchedules(deps: PullDeps): Promise<{ scheduled: number; removed: number }> {
+  const connections = await listPulledConnections(deps);
   const wanted = new Set(connections.map((c) => pullSchedulerId(c.id)));
   for (const connection of connections) await schedulePullFeed(deps.queues, connection);
   let removed = 0;
@@ -182,6 +187,21 @@ export async function syncPullSchedules(deps: PullDeps): Promise<{ scheduled: nu
     }
   }
   return { scheduled: connections.length, removed };
+}
+
+/**
+ * Whether every pulled connection has its feed scheduler in Redis with a next run: one statement
+ * and one read of the pull queue's schedulers, for the schedule checks (src/queue/schedules.ts).
+ */
+export async function pullSchedulesLive(deps: PullDeps): Promise<boolean> {
+  const connections = await listPulledConnections(deps);
+  if (connections.length === 0) return true;
+  const scheduled = new Set(
+    (await deps.queues.queue('pull').getJobSchedulers())
+      .filter((scheduler) => scheduler.next !== undefined)
+      .map((scheduler) => scheduler.key),
+  );
+  return connections.every((c) => scheduled.has(pullSchedulerId(c.id)));
 }
 
 export class RateLimitedError extends Error {

@@ -20,11 +20,12 @@ import {
   loadMonitoredSubscriptions,
   saveDetectorStates,
   type MonitoredSubscription,
+  type NewEventSample,
   type NewMonitoringEvent,
 } from '../db/monitoring-delivery-queue.js';
 import type { PoolClient } from '../db/pool.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
 import type { RuleSample } from '../health/types.js';
-import { loadVehiclePredictions } from '../history/build-report.js';
 import { detectMonitoringEvents, monitoringSignals } from './engine.js';
 import { buildMonitoringEventBody } from './event-body.js';
 import { monitoringOptions, type MonitoringKind } from './kinds.js';
@@ -47,7 +48,7 @@ export interface MonitoringLane {
 export async function loadMonitoring(
   tx: PoolClient,
   vehicles: ReadonlyArray<{ id: string; fedThrough: Readonly<Record<string, string>> }>,
-): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, EventSample[]> }> {
+): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, NewEventSample[]> }> {
   const loaded = await loadMonitoredSubscriptions(
     tx,
     vehicles.map((v) => {
@@ -132,11 +133,23 @@ export interface MonitoringStageResult {
 
 const geofenceKinds: readonly MonitoringKind[] = ['geo_fence_entry', 'geo_fence_exit'];
 
+/**
+ * The forecasts premium events carry, by vehicle id (src/history/build-report.ts
+ * `loadVehiclePredictions`), handed in by the health stage: monitoring and the history report
+ * do not import each other.
+ */
+export type PredictionsLoader = (
+  tx: PoolClient,
+  vehicleIds: readonly string[],
+  now: Date,
+) => Promise<Map<string, VehiclePredictions>>;
+
 /** Runs the detectors of every subscription of these vehicles and stores states, events and deliveries. */
 export async function detectAndStore(
   tx: PoolClient,
   vehicles: readonly MonitoredVehicleEvaluation[],
   now: Date,
+  loadPredictions: PredictionsLoader,
 ): Promise<MonitoringStageResult> {
   if (vehicles.length === 0) return { lanes: [], kinds: [] };
   const fenceSignatures = new Map<string, string>();
@@ -173,7 +186,7 @@ export async function detectAndStore(
     }
   }
   // Premium covers all events plus predictions: read once per vehicle, only when a premium event came.
-  const predictions = await loadVehiclePredictions(
+  const predictions = await loadPredictions(
     tx,
     [...new Set(detected.filter((d) => d.subscription.tier === 'premium').map((d) => d.vehicle.vehicleId))],
     now,

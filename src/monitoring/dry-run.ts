@@ -14,6 +14,7 @@
  *   replay stops with `FenceTestsExceeded`; the API runs it off its event loop, in the CPU pool
  *   (src/cpu-pool/), which also bounds its time, and builds the answer there (`dryRunAnswer`).
  */
+import { odometerSignals } from '../domain/sample.js';
 import type { HealthConfig } from '../health/config.js';
 import { evaluateVehicleHealth, type HealthState } from '../health/evaluate.js';
 import type { RuleSample, VehicleFacts } from '../health/types.js';
@@ -114,7 +115,7 @@ export interface DryRunAnswerContext {
  * else the newest GPS-derived one, else null. The samples may come in any order.
  */
 function odometerReader(samples: readonly RuleSample[]): (at: Date) => number | null {
-  const series = ['odometer_km', 'gps_odometer_km'].map((signal) =>
+  const series = odometerSignals.map((signal) =>
     samples
       .filter((s) => s.signal === signal && typeof s.value === 'number')
       .sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime()),

@@ -6,7 +6,7 @@
  * A premium subscription's body adds `predictions` (the vehicle's forecasts at detection).
  */
 import { isoDate } from '../health/dates.js';
-import type { VehiclePredictions } from '../history/types.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
 import { kmToMiles } from '../domain/units.js';
 import { actionsOf, estimatedCostOf, kindProfiles } from './profiles.js';
 import type { Detection, MonitoringEventBody } from './types.js';
@@ -20,7 +20,7 @@ export interface MonitoringEventContext {
   odometerKm: number | null;
   /** The vehicle's most recent service of any type. */
   lastServiceAt: Date | null;
-  /** Premium subscriptions: the vehicle's forecasts (history/build-report.ts `loadVehiclePredictions`). */
+  /** Premium subscriptions: the vehicle's forecasts (detect-stage.ts `PredictionsLoader`). */
   predictions?: VehiclePredictions;
 }
 

@@ -2,8 +2,10 @@
  * What the incident detectors share (research/health-rules.md §2, incident rows): which provider
  * events count as an impact, accelerations derived from consecutive speed samples (Traccar's
  * BehaviorEventHandler), and the harsh-driving detector that braking and acceleration are built
- * from. Thresholds are the research table's light-duty defaults; sources there.
+ * from. Thresholds are the research table's light-duty defaults; sources there (those the history
+ * report shares are in src/domain/incidents.ts).
  */
+import { impactG, impactWindowMs } from '../domain/incidents.js';
 import type { AlertSeverity } from '../domain/vehicle.js';
 import type { RuleSample } from '../health/types.js';
 import { finiteValue } from '../health/sample-values.js';
@@ -17,16 +19,8 @@ const gMps2 = 9.81;
 /** Comparisons of derived g values tolerate float error, so a change exactly on a threshold counts. */
 export const epsilonG = 1e-9;
 
-/** A peak of 1.5 g or more is a collision (Geotab minor, 1.5–2.5 g: high). */
-export const impactG = 1.5;
-/** 2.5 g or more is a major collision (Geotab major: critical). */
-export const majorImpactG = 2.5;
-/** One hard_impact per 30 s window; brakes within it belong to the collision [U]. */
-export const impactWindowMs = 30_000;
 /** Harsh braking at −0.38 g or harder (GPS Insight, light duty). */
 export const harshBrakingG = 0.38;
-/** Braking at 0.5 g or harder is medium rather than low [U]. */
-export const strongBrakingG = 0.5;
 /** Aggressive acceleration at +0.37 g or more (GPS Insight, light duty). */
 export const harshAccelerationG = 0.37;
 /** GPS speed pairs further apart than this say nothing about a harsh event [U]. */

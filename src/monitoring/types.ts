@@ -21,7 +21,7 @@
  * follow the health alerts' episodes and thresholds.
  */
 import type { RuleSample, ActiveAlert } from '../health/types.js';
-import type { VehiclePredictions } from '../history/types.js';
+import type { VehiclePredictions } from '../domain/predictions.js';
 import type { ProviderEventKind } from '../domain/sample.js';
 import type { AlertSeverity, LinkBroken } from '../domain/vehicle.js';
 import type { MonitoringKind, MonitoringOptions } from './kinds.js';

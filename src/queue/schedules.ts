@@ -4,10 +4,14 @@
  * recreates a scheduler's next job only when its previous one runs, so nothing else would bring
  * them back. Every worker process checks the schedulers of its own queues at an interval and
  * upserts the ones that are missing or have no next job; an upsert is idempotent (one scheduler
- * per id), so many processes may repair at once. A broken scheduler means Redis lost data, and
- * with it the schedulers the catalog does not list (one per pulled provider connection): the
- * process then runs its `afterLoss` at once (workers/index.ts), rather than leaving them to the
- * next run of the job that keeps them.
+ * per id), so many processes may repair at once.
+ *
+ * A queue may keep schedulers the catalog does not list (one per pulled provider connection):
+ * `extra` says whether they are all there and restores them. They are restored at start, when a
+ * check finds a catalog scheduler broken (Redis lost data, and with it these), and when a check
+ * finds one of them missing while the catalog's are intact: Redis lost part of its data (a
+ * failover to a replica that was behind, keys deleted by hand). Left to the job that keeps them
+ * (`pull.sync-schedules`, every 5 minutes) they would be missing for minutes.
  */
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -17,14 +21,22 @@ import type { Queues } from './queues.js';
 /** A scheduler's next job in one of these states will run; in any other (or gone) it never will. */
 const liveStates = new Set(['delayed', 'waiting', 'active', 'prioritized', 'waiting-children']);
 
+/** Schedulers a queue keeps beyond the catalog's. */
+export interface ExtraSchedules {
+  /** Whether every one of them is in Redis with a next run. */
+  allLive(): Promise<boolean>;
+  /** Upserts every one of them (idempotent: an unchanged one keeps its next run). */
+  restore(): Promise<unknown>;
+}
+
 export interface ScheduleKeeper {
   /** Job names whose scheduler is missing or has no next job to run. */
   findBroken(): Promise<JobName[]>;
   /** Throws, naming them, when any scheduler is broken (readiness). */
   assertLive(): Promise<void>;
-  /** Upserts every scheduler (at start: applies changed intervals too). */
+  /** Upserts every scheduler, the extra ones too (at start: applies changed intervals too). */
   upsertAll(): Promise<void>;
-  /** Checks now and repairs what is broken (then runs `afterLoss`); returns what was repaired. */
+  /** Checks now and repairs what is broken (the extra ones too); returns the catalog's repaired. */
   repair(): Promise<JobName[]>;
   /** Starts checking every `intervalMs`; the next check starts after the previous one ends. */
   start(intervalMs: number): void;
@@ -35,21 +47,22 @@ export function keepSchedules(
   queues: Queues,
   names: readonly QueueName[],
   deps: { log: Logger; metrics: Metrics; config: ScheduleSettings },
-  /** Restores what else Redis held for these queues, after a repair found schedulers broken. */
-  afterLoss?: () => Promise<unknown>,
+  extra?: ExtraSchedules,
 ): ScheduleKeeper {
   const schedules = schedulesOf(names, deps.config);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let afterLossOwed = false;
+  let restoreOwed = false;
 
   async function isLive(job: JobName): Promise<boolean> {
     const queue = queues.queueOf(job);
     const scheduler = await queue.getJobScheduler(job);
     if (!scheduler?.next) return false;
     if (liveStates.has(await queue.getJobState(`repeat:${job}:${scheduler.next}`))) return true;
-    // That job may have run between the two reads; the scheduler then points at a newer one.
-    return (await queue.getJobScheduler(job))?.next !== scheduler.next;
+    // That job may have run between the two reads; the scheduler then points at a newer one (and
+    // is not gone: Redis may have lost it between the reads).
+    const again = await queue.getJobScheduler(job);
+    return again?.next !== undefined && again.next !== scheduler.next;
   }
 
   const keeper: ScheduleKeeper = {
@@ -63,6 +76,7 @@ export function keepSchedules(
     },
     upsertAll: async () => {
       for (const { job, everyMs } of schedules) await queues.schedule(job, everyMs, {});
+      await extra?.restore();
     },
     repair: async () => {
       const broken = await keeper.findBroken();
@@ -72,12 +86,15 @@ export function keepSchedules(
       }
       if (broken.length > 0) {
         deps.log.warn({ schedulers: broken }, 'job schedulers were missing in Redis; restored');
-        afterLossOwed = true;
+        restoreOwed = true;
+      } else if (extra && !restoreOwed && !(await extra.allLive())) {
+        deps.log.warn({ queues: names }, 'schedulers outside the catalog were missing in Redis; restoring');
+        restoreOwed = true;
       }
-      // Owed until it succeeds: a failed one is tried again at the next check, which finds nothing broken.
-      if (afterLoss && afterLossOwed) {
-        await afterLoss();
-        afterLossOwed = false;
+      // Owed until it succeeds: a failed one is tried again at the next check, which may find nothing broken.
+      if (extra && restoreOwed) {
+        await extra.restore();
+        restoreOwed = false;
       }
       return broken;
     },

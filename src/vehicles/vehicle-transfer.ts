@@ -10,7 +10,9 @@
  * latest state and the read model keep the odometer and what was taken from `at` on, and the
  * health state restarts from the link state (the trusted odometer) and is evaluated over the new
  * span, all in this transaction. Every later read (live detectors, dry run, `signals`) starts at
- * the new span by itself.
+ * the new span by itself. The caller hands that evaluation's summary, after the commit, to
+ * requestAfterEvaluation: health events of the new span (a transfer dated in the past brings
+ * samples) are for the runs stage, monitoring deliveries for their lanes.
  */
 import type { VehicleRecord } from '../domain/vehicle.js';
 import { findCompany } from '../db/companies.js';
@@ -26,7 +28,7 @@ import { lockOpenRunOfVehicle } from '../db/runs.js';
 import { dropLatestSignalsBefore, dropReadModelBefore } from '../db/vehicle-state.js';
 import { findVehicle, lockVehicle } from '../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
-import { restartHealthForNewOwner } from '../health/evaluate-vehicles.js';
+import { restartHealthForNewOwner, type EvaluationSummary } from '../health/evaluate-vehicles.js';
 
 export async function transferVehicle(
   tx: PoolClient,
@@ -35,7 +37,7 @@ export async function transferVehicle(
   toCompanyId: string,
   at: Date | null,
   now: Date,
-): Promise<VehicleRecord> {
+): Promise<{ vehicle: VehicleRecord; evaluation: EvaluationSummary | null }> {
   const vehicle = await lockVehicle(tx, fromCompanyId, vehicleId);
   if (!vehicle) throw notFound('vehicle');
   if (!(await findCompany(tx, toCompanyId))) throw notFound('company');
@@ -64,6 +66,6 @@ export async function transferVehicle(
   await dropLatestSignalsBefore(tx, vehicleId, when);
   await dropReadModelBefore(tx, vehicleId, when);
   await endVehicleSubscriptions(tx, vehicleId, fromCompanyId);
-  await restartHealthForNewOwner(tx, vehicleId, now);
-  return (await findVehicle(tx, toCompanyId, vehicleId))!;
+  const evaluation = await restartHealthForNewOwner(tx, vehicleId, now);
+  return { vehicle: (await findVehicle(tx, toCompanyId, vehicleId))!, evaluation };
 }

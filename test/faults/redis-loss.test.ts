@@ -4,12 +4,14 @@
  * is restarted: the queued jobs and every repeating schedule are gone, and the inbox recovery
  * sweep (its schedule restored by the workers themselves) must still get every accepted reading
  * stored. And the per-connection pull schedulers, gone with the rest, come back with the repair:
- * a provider feed is asked again within its pull interval plus 30 s of every flush.
+ * a provider feed is asked again within its pull interval plus 30 s of every flush, and of a loss
+ * of its scheduler alone (the catalog's intact), whether the pull process runs or starts after it.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PoolClient } from '../../src/db/pool.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeProvider } from '../helpers/fake-provider.js';
+import { pullSchedulerId } from '../../src/ingest/pulls.js';
 import { createConnection } from '../helpers/ingest.js';
 import { ProcessGroup, serviceEnv, type RedisServer } from '../helpers/processes.js';
 import {
@@ -103,46 +105,68 @@ it('FLUSHDB mid-stream: every accepted reading is stored, without restarting any
   });
 }, 200_000);
 
-/** The fake provider's pull interval; the deadline after each flush is this plus 30 s. */
+/** The fake provider's pull interval; the deadline after each loss is this plus 30 s. */
 const pullIntervalSeconds = 30;
 const flushes = 3;
 
-it('FLUSHDB, again and again: every per-connection pull is polled within its interval plus 30 s', async () => {
+it('Redis loses the pull schedulers (all of its data, or only the per-connection ones, while the pull process runs or is down): every per-connection pull is polled within its interval plus 30 s', async () => {
   // Only the pull queue's process: what restores its schedulers is the repair in the process that owns it.
   await services.killAll();
   const samsaraApi = await startFakeProvider(() => ({
     body: { data: [], pagination: { endCursor: '', hasNextPage: false } },
   }));
+  const pullEnv = serviceEnv(t, {
+    REDIS_URL: redis.url,
+    WEBHOOK_ALLOW_NETS: '127.0.0.1/32',
+    SCHEDULE_CHECK_INTERVAL_MS: '2000',
+  });
   try {
     const company = await t.createCompany('Pulled Fleet');
-    await createConnection(
+    const connection = await createConnection(
       t,
       company.id,
       'samsara',
       { webhook_secret: Buffer.from('samsara-secret').toString('base64'), api_token: 'tok', base_url: samsaraApi.url },
       { pull_interval_seconds: pullIntervalSeconds },
     );
-    await services.start(
-      ['worker', 'pull'],
-      serviceEnv(t, { REDIS_URL: redis.url, WEBHOOK_ALLOW_NETS: '127.0.0.1/32', SCHEDULE_CHECK_INTERVAL_MS: '2000' }),
-    );
+    let pullProcess = await services.start(['worker', 'pull'], pullEnv);
     const feedRequests = () => samsaraApi.requests.filter((r) => r.path === '/fleet/vehicles/stats/feed').length;
     await expect.poll(feedRequests, { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+    const pullQueue = t.queues.queue('pull');
+    /** Loses the connection's feed scheduler alone (its next run with it), between two of its runs. */
+    const loseConnectionScheduler = async () => {
+      await expect.poll(() => pullQueue.getActiveCount(), { timeout: 10_000, interval: 20 }).toBe(0);
+      await pullQueue.removeJobScheduler(pullSchedulerId(connection.id));
+    };
+    /** Waits for the next feed request after a loss at `lostAt`, within the pull interval plus 30 s. */
+    const polledAgain = async (label: string, lostAt: number, before: number) => {
+      await expect
+        .poll(feedRequests, { timeout: (pullIntervalSeconds + 30) * 1000, interval: 100 })
+        .toBeGreaterThan(before);
+      console.info(`redis-loss: feed polled ${((Date.now() - lostAt) / 1000).toFixed(1)} s after ${label}`);
+    };
+
+    // Part of Redis's data lost while the pull process runs (a failover to a replica that was behind):
+    // the catalog's schedulers are intact, only the connection's is gone.
+    await loseConnectionScheduler();
+    await polledAgain('the loss of its scheduler alone', Date.now(), feedRequests());
+
+    // The same while no process of the pull queue runs: the next one to start restores it.
+    await expect.poll(() => pullQueue.getActiveCount(), { timeout: 10_000, interval: 20 }).toBe(0);
+    await pullProcess.kill();
+    await pullQueue.removeJobScheduler(pullSchedulerId(connection.id));
+    const lostWhileDown = Date.now();
+    const beforeStart = feedRequests();
+    pullProcess = await services.start(['worker', 'pull'], pullEnv);
+    await polledAgain('the loss of its scheduler while no pull process ran', lostWhileDown, beforeStart);
 
     for (let flush = 0; flush < flushes; flush++) {
       // At a random moment of the schedule checks' cycle.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 4000));
       expect(await redis.client.flushdb()).toBe('OK');
-      const flushedAt = Date.now();
-      const before = feedRequests();
-      await expect
-        .poll(feedRequests, { timeout: (pullIntervalSeconds + 30) * 1000, interval: 100 })
-        .toBeGreaterThan(before);
-      console.info(
-        `redis-loss: feed polled ${((Date.now() - flushedAt) / 1000).toFixed(1)} s after FLUSHDB ${flush + 1}`,
-      );
+      await polledAgain(`FLUSHDB ${flush + 1}`, Date.now(), feedRequests());
     }
   } finally {
     await samsaraApi.close();
   }
-}, 300_000);
+}, 420_000);

@@ -55,7 +55,7 @@ describe('sweepHealth with pages at once', () => {
 
     // Nothing new: the second sweep evaluates every vehicle again and changes none.
     const again = await sweepHealth(t.pool, () => now, 3);
-    expect(again).toEqual({ evaluated: vehicles, changed: 0 });
+    expect(again).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
   });
 
   it('stops at a failed page: no page starts after it, and the sweep rejects with its error', async () => {
@@ -72,5 +72,28 @@ describe('sweepHealth with pages at once', () => {
     ).rejects.toThrow('after page failed');
     // The other lane finishes the page it holds; the remaining pages of four never start.
     expect(pages).toBeLessThanOrEqual(2);
+    // A failed sweep lets go of its lock: the next one runs.
+    expect((await sweepHealth(t.pool, () => now, 2)).skipped).toBe(false);
+  });
+
+  it('runs one at a time: a sweep started while another runs (a stalled job taken back, an overrun) does nothing', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let firstPage!: () => void;
+    const started = new Promise<void>((resolve) => (firstPage = resolve));
+    const first = sweepHealth(
+      t.pool,
+      () => now,
+      1,
+      async () => {
+        firstPage();
+        await held;
+      },
+    );
+    await started;
+    expect(await sweepHealth(t.pool, () => now, 2)).toEqual({ evaluated: 0, changed: 0, skipped: true });
+    release();
+    expect(await first).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
+    expect((await sweepHealth(t.pool, () => now, 2)).skipped).toBe(false);
   });
 });

@@ -20,13 +20,14 @@ let t: TestApp;
 let receiver: Receiver;
 let acme: { id: string; key: string };
 let vehicleId: string;
+let connection: { id: string; generated_secret: string | null };
 const subscriptions: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await createTestApp({ WEBHOOK_ALLOW_NETS: '127.0.0.1/32', MONITORING_RETRY_DELAYS_MS: '300,300,300' });
   receiver = await startReceiver();
   acme = await t.createCompany();
-  const connection = await createConnection(t, acme.id, 'generic');
+  connection = await createConnection(t, acme.id, 'generic');
   vehicleId = (
     await t.createVehicle(acme.id, {
       vin,
@@ -125,5 +126,75 @@ describe('predictions in monitoring event bodies', () => {
         { timeout: 10_000 },
       )
       .toBe('succeeded');
+  });
+});
+
+describe('predictions after a transfer', () => {
+  it("rate the new owner's harsh braking over the new owner's miles: neither side's driving mixes with the other's", async () => {
+    const ago = (days: number, seconds = 0) => new Date(Date.now() - days * dayMs + seconds * 1000);
+    const readings = async (to: { id: string; generated_secret: string | null }, vehicle: string, list: unknown[]) => {
+      const response = await pushGeneric(t, 'generic', to.id, to.generated_secret!, { readings: list });
+      expect(response.statusCode, response.body).toBe(202);
+      await settle(t);
+    };
+    const hardBrake = (vehicle: string, ts: Date) => ({
+      vehicle,
+      ts: ts.toISOString(),
+      signals: { events: [{ type: 'hard_brake', g: 0.45 }] },
+    });
+    const van = (await t.createVehicle(acme.id, { provider_connection_id: connection.id, provider_vehicle_id: 'p-2' }))
+      .id as string;
+    await t.pool.query(`UPDATE vehicle_ownerships SET started_at = $2 WHERE vehicle_id = $1`, [van, ago(30)]);
+    const brakeService = await t.admin('POST', `/vehicles/${van}/service-entries`, {
+      type: 'brake_pads',
+      performed_at: ago(20).toISOString(),
+      odometer_miles: 10_000,
+    });
+    expect(brakeService.statusCode, brakeService.body).toBe(201);
+    // The first owner: 9,000 miles and three hard brakes.
+    await readings(connection, 'p-2', [
+      { vehicle: 'p-2', ts: ago(20).toISOString(), signals: { odometer_km: 10_000 * kmPerMile } },
+      hardBrake('p-2', ago(15)),
+      hardBrake('p-2', ago(15, 600)),
+      hardBrake('p-2', ago(14)),
+      { vehicle: 'p-2', ts: ago(12).toISOString(), signals: { odometer_km: 19_000 * kmPerMile } },
+    ]);
+    const buyer = await t.createCompany('Buyer Transport');
+    const transfer = await t.admin('POST', `/vehicles/${van}/transfer`, {
+      to_company_id: buyer.id,
+      at: ago(10).toISOString(),
+    });
+    expect(transfer.statusCode, transfer.body).toBe(200);
+    const buyerConnection = await createConnection(t, buyer.id, 'generic');
+    await t.admin('PATCH', `/vehicles/${van}`, {
+      telematics_provider: 'generic',
+      provider_connection_id: buyerConnection.id,
+      provider_vehicle_id: 'b-2',
+    });
+    const subscription = await v1(t, 'POST', '/runs/subscribe', buyer.key, {
+      vehicle_id: van,
+      webhook_url: `${receiver.url}/hooks/transferred`,
+      tier: 'premium',
+      events: ['rapid_deceleration'],
+    });
+    expect(subscription.statusCode, subscription.body).toBe(201);
+    // The new owner: 500 miles and two hard brakes, the second one now (the event its subscription gets).
+    await readings(buyerConnection, 'b-2', [
+      { vehicle: 'b-2', ts: ago(5).toISOString(), signals: { odometer_km: 19_300 * kmPerMile } },
+      hardBrake('b-2', ago(5, 60)),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await readings(buyerConnection, 'b-2', [
+      { vehicle: 'b-2', ts: ago(0).toISOString(), signals: { odometer_km: 19_500 * kmPerMile } },
+      hardBrake('b-2', ago(0)),
+    ]);
+    await expect.poll(() => bodiesTo('transferred').length, { timeout: 10_000 }).toBe(1);
+    const [body] = bodiesTo('transferred');
+    expect(body!.json.event).toBe('rapid_deceleration');
+    // 2 hard brakes in 500 miles (0.4 per 100): pads last 50,000 / 1.4. The new owner's two over the
+    // car's 9,500 miles would read 48,969; every owner's five over them, 47,500 (the history report's rate).
+    expect(body!.json.predictions.brake_replacement).toBe(
+      `About 26,214 miles left (estimate: pads last about 35,714 miles at this vehicle's braking; last brake service ${ago(20).toISOString().slice(0, 10)}).`,
+    );
   });
 });

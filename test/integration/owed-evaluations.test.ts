@@ -125,15 +125,13 @@ describe('evaluations owed by an ingest batch', () => {
       expect(await owedRows()).toEqual([{ cascade: [], noCascade: [vehicles['owed-2']] }]);
 
       // A relay with Redis away enqueues nothing and deletes nothing.
-      await expect(
-        relayOwedEvaluations({ pool: t.pool, queues: lostQueues, now: () => new Date() }, 0),
-      ).rejects.toThrow();
+      await expect(relayOwedEvaluations({ pool: t.pool, queues: lostQueues }, 0)).rejects.toThrow();
       expect(await owedRows()).toHaveLength(1);
     } finally {
       await lostQueues.close().catch(() => {});
     }
 
-    expect(await relayOwedEvaluations({ pool: t.pool, queues: t.queues, now: () => new Date() }, 0)).toEqual({
+    expect(await relayOwedEvaluations({ pool: t.pool, queues: t.queues }, 0)).toEqual({
       records: 1,
       evaluations: 1,
     });
@@ -141,12 +139,17 @@ describe('evaluations owed by an ingest batch', () => {
     expect(await owedRows()).toEqual([]);
   });
 
-  it('are left to their own enqueue while younger than the relay interval', async () => {
+  it("are left to their own enqueue while younger than the relay interval, on the database's clock", async () => {
     await ingestInboxBatch(t.pool, await storeRow(['owed-1'], true), adapters);
-    const relay = (now: Date) => relayOwedEvaluations({ pool: t.pool, queues: t.queues, now: () => now }, 5000);
-    expect(await relay(new Date())).toEqual({ records: 0, evaluations: 0 });
+    const relay = () => relayOwedEvaluations({ pool: t.pool, queues: t.queues }, 5000);
+    expect(await relay()).toEqual({ records: 0, evaluations: 0 });
     expect(await owedRows()).toHaveLength(1);
-    expect(await relay(new Date(Date.now() + 6000))).toEqual({ records: 1, evaluations: 1 });
+    // Owed 4 s ago by the database's clock: still young.
+    await t.pool.query(`UPDATE health_evaluations_owed SET owed_at = clock_timestamp() - interval '4 seconds'`);
+    expect(await relay()).toEqual({ records: 0, evaluations: 0 });
+    // 6 s ago: the relay takes it.
+    await t.pool.query(`UPDATE health_evaluations_owed SET owed_at = clock_timestamp() - interval '6 seconds'`);
+    expect(await relay()).toEqual({ records: 1, evaluations: 1 });
     expect(await queuedEvaluations()).toEqual(['owed-1/c']);
   });
 
@@ -154,17 +157,16 @@ describe('evaluations owed by an ingest batch', () => {
     await ingestInboxBatch(t.pool, await storeRow(['owed-1'], true), adapters);
     await ingestInboxBatch(t.pool, await storeRow(['owed-2'], false), adapters);
     await ingestInboxBatch(t.pool, await storeRow(['owed-3'], true), adapters);
-    const later = () => new Date(Date.now() + 60_000);
 
     // Another relay holds the oldest record (it is between its lock and its commit).
     const held = await t.pool.connect();
     try {
       await held.query('BEGIN');
-      const holding = await lockOwedEvaluations(held, later(), 1);
+      const holding = await lockOwedEvaluations(held, 0, 1);
       expect(holding).toHaveLength(1);
       const relays = await Promise.all([
-        relayOwedEvaluations({ pool: t.pool, queues: t.queues, now: later }, 0),
-        relayOwedEvaluations({ pool: t.pool, queues: t.queues, now: later }, 0),
+        relayOwedEvaluations({ pool: t.pool, queues: t.queues }, 0),
+        relayOwedEvaluations({ pool: t.pool, queues: t.queues }, 0),
       ]);
       expect(relays.reduce((sum, r) => sum + r.records, 0)).toBe(2);
       expect(await queuedEvaluations()).toEqual(['owed-2/n', 'owed-3/c']);
@@ -173,7 +175,7 @@ describe('evaluations owed by an ingest batch', () => {
       held.release();
     }
     // Its holder died before committing: the record is relayed by the next pass.
-    expect(await relayOwedEvaluations({ pool: t.pool, queues: t.queues, now: later }, 0)).toEqual({
+    expect(await relayOwedEvaluations({ pool: t.pool, queues: t.queues }, 0)).toEqual({
       records: 1,
       evaluations: 1,
     });

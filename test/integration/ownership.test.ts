@@ -300,3 +300,45 @@ describe('after the transfer', () => {
     for (const secret of [seller.id, buyer.id, 'Seller', 'Buyer', car.id]) expect(json).not.toContain(secret);
   });
 });
+
+describe('a transfer dated in the past', () => {
+  it("asks the runs stage for the new span's health events after its commit, and the new owner gets the run", async () => {
+    const van = await t.createVehicle(seller.id, {
+      name: 'Van 8',
+      provider_connection_id: sellerConnection.id,
+      provider_vehicle_id: 'car-2',
+    });
+    await t.pool.query(`UPDATE vehicle_ownerships SET started_at = $2 WHERE vehicle_id = $1`, [van.id, ago(10)]);
+    // Half a day ago, in what becomes the new owner's span: an overheating engine (critical).
+    await push(sellerConnection, 'car-2', [{ ts: ago(0.5), signals: { engine_state: 'on', coolant_temp_c: 120 } }]);
+    // No runs worker runs: what asks for the runs stage waits in its queue. The asks so far are dropped.
+    const runsQueue = t.queues.queue('runs');
+    const asks = async () => (await runsQueue.getJobs(['waiting'])).filter((job) => job.name === 'runs.from-health');
+    for (const job of await asks()) await job.remove();
+
+    const response = await t.admin('POST', `/vehicles/${van.id}/transfer`, {
+      to_company_id: buyer.id,
+      at: transferAt.toISOString(),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    // The restart evaluated the new span: a critical coolant alert, reported as the new owner's health events.
+    const events = await t.pool.query(
+      `SELECT company_id, kind FROM health_events WHERE vehicle_id = $1 AND consumed_at IS NULL AND company_id = $2`,
+      [van.id, buyer.id],
+    );
+    expect(events.rows.map((r) => r.kind)).toEqual(expect.arrayContaining(['alert_opened', 'status_changed']));
+    expect(await asks()).toHaveLength(1);
+
+    const runs = await t.startWorkers(['runs']);
+    await expect
+      .poll(
+        async () =>
+          (await t.pool.query(`SELECT company_id FROM runs WHERE vehicle_id = $1`, [van.id])).rows.map(
+            (r) => r.company_id,
+          ),
+        { timeout: 10_000 },
+      )
+      .toEqual([buyer.id]);
+    await runs.close();
+  });
+});

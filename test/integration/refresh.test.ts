@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hmacHex } from '../../providers/signing.js';
 import { enqueueHealthEvaluations } from '../../src/health/enqueue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
-import { createConnection, settle } from '../helpers/ingest.js';
+import { createConnection, drainInbox, settle } from '../helpers/ingest.js';
 import { v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -231,6 +232,114 @@ describe('POST /vehicles/{id}/refresh', () => {
     expect(kinds).toEqual(expect.arrayContaining(['alert_opened', 'status_changed']));
     expect(receiver.received.find((r) => r.path === `/hooks/${loud.id}`)?.json.event).toBe('coolant_temperature_high');
     await workers.close();
+  });
+
+  it("a push's alerts and monitoring events survive a refresh without cascade, whichever evaluation runs first", async () => {
+    // Only ingestion runs at first: both evaluation jobs wait in the health queue, then run in the order chosen.
+    const ingest = await t.startWorkers(['pull', 'ingest']);
+    /**
+     * A Samsara push (cascade): 5 % fuel with the engine running for 4 minutes (a fuel_level_low
+     * alert and event), its last reading newer than the refresh's (so the latest state moves).
+     */
+    const pushLowFuel = async (providerVehicleId: string) => {
+      const at = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000).toISOString();
+      const body = JSON.stringify({
+        data: [
+          {
+            id: providerVehicleId,
+            engineStates: [{ time: at(240), value: 'On' }],
+            fuelPercents: [
+              { time: at(240), value: 5 },
+              { time: at(0), value: 5 },
+            ],
+          },
+        ],
+      });
+      const timestamp = Math.floor(Date.now() / 1000);
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/ingest/v1/samsara/${samsaraConnection.id}`,
+        headers: {
+          'content-type': 'application/json',
+          'x-samsara-timestamp': String(timestamp),
+          'x-samsara-signature': `v1=${hmacHex('sha256', Buffer.from('samsara-secret'), `v1:${timestamp}:${body}`)}`,
+        },
+        payload: body,
+      });
+      expect(response.statusCode, response.body).toBe(202);
+    };
+    const scenario = async (first: 'refresh' | 'push') => {
+      // The refresh pulls a running engine at 115 °C: a critical alert and a coolant event, were it evaluated.
+      const truck = await samsaraVehicle();
+      overheating.add(truck.provider_vehicle_id);
+      const subscription = await v1(t, 'POST', '/runs/subscribe', acme.key, {
+        vehicle_id: truck.id,
+        webhook_url: `${receiver.url}/hooks/${truck.id}`,
+        tier: 'premium',
+        events: ['coolant_temperature_high', 'fuel_level_low'],
+      });
+      expect(subscription.statusCode, subscription.body).toBe(201);
+      const { refresh_id: refreshId } = (await refresh(truck.id, acme.key, { cascade: false })).json().data;
+      await expect
+        .poll(
+          async () =>
+            (
+              await t.pool.query(
+                `SELECT count(*)::int AS n FROM ingest_inbox WHERE refresh_id = $1 AND processed_at IS NOT NULL`,
+                [refreshId],
+              )
+            ).rows[0].n,
+          { timeout: 10_000 },
+        )
+        .toBe(1);
+      await pushLowFuel(truck.provider_vehicle_id);
+      await drainInbox(t);
+      // Two jobs for the vehicle, one per flag; the one that runs second is held back.
+      const health = t.queues.queue('health');
+      const jobs = (await health.getJobs(['waiting', 'prioritized'])).filter((job) => job.data.vehicleId === truck.id);
+      expect(jobs.map((job) => job.data.cascade).sort()).toEqual([false, true]);
+      const second = jobs.find((job) => job.data.cascade === (first === 'refresh'))!;
+      await second.remove();
+      const downstream = await t.startWorkers(['health', 'runs', 'webhooks']);
+      await settle(t);
+      await enqueueHealthEvaluations(t.queues, [truck.id], second.data.cascade);
+      await settle(t);
+      await downstream.close();
+      return { truck, subscriptionId: subscription.json().data.id as string };
+    };
+    const outcome = async (vehicleId: string, subscriptionId: string) => {
+      const alerts = await t.pool.query(
+        `SELECT payload ->> 'type' AS type FROM health_events WHERE vehicle_id = $1 AND kind = 'alert_opened' ORDER BY id`,
+        [vehicleId],
+      );
+      const events = await t.pool.query(`SELECT kind FROM monitoring_events WHERE subscription_id = $1 ORDER BY id`, [
+        subscriptionId,
+      ]);
+      const vehicle = (await t.api('GET', `/vehicles/${vehicleId}`, acme.key)).json().data;
+      return {
+        alertsOpened: alerts.rows.map((r) => r.type),
+        monitoringEvents: events.rows.map((r) => r.kind),
+        alerts: vehicle.health.alerts.map((a: { type: string }) => a.type),
+        coolant: vehicle.signals.coolant_temp_c,
+      };
+    };
+
+    for (const first of ['refresh', 'push'] as const) {
+      const { truck, subscriptionId } = await scenario(first);
+      // The push's samples are evaluated fully; the refresh's move the vehicle state and report nothing.
+      expect(await outcome(truck.id, subscriptionId), `${first} evaluated first`).toEqual({
+        alertsOpened: ['fuel_level_low'],
+        monitoringEvents: ['fuel_level_low'],
+        alerts: ['fuel_level_low'],
+        coolant: 115,
+      });
+      await expect
+        .poll(() => receiver.received.filter((r) => r.path === `/hooks/${truck.id}`).map((r) => r.json.event), {
+          timeout: 15_000,
+        })
+        .toEqual(['fuel_level_low']);
+    }
+    await ingest.close();
   });
 
   it('400 REFRESH_NOT_SUPPORTED for Traccar and manually tracked vehicles', async () => {

@@ -12,7 +12,7 @@
  *
  * State is JSON (ISO strings) and bounded: two counters, three small records, at most 31 days.
  */
-import { maxFutureSkewMs } from '../../domain/sample.js';
+import { isOdometerSignal, maxFutureSkewMs } from '../../domain/sample.js';
 import { msPerDay } from '../../domain/units.js';
 import type { LinkBroken } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
@@ -46,7 +46,6 @@ export interface LinkEvaluation {
   odometer: { km: number; at: Date; source: string } | null;
 }
 
-const odometerSignals: ReadonlySet<string> = new Set(['odometer_km', 'gps_odometer_km']);
 /** Hand-entered readings: someone looked at the dashboard, so they re-baseline everything. */
 const anchorSources: ReadonlySet<string> = new Set(['manual', 'service']);
 /** The shortest gap the rate check divides by, so two readings a minute apart cannot look impossible. */
@@ -66,7 +65,7 @@ export function initialLinkState(): LinkState {
 }
 
 function odometerKm(sample: RuleSample): number | null {
-  if (!odometerSignals.has(sample.signal)) return null;
+  if (!isOdometerSignal(sample.signal)) return null;
   return nonNegativeValue(sample.value);
 }
 

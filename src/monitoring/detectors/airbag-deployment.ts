@@ -4,11 +4,9 @@
  * events within 10 minutes of the first belong to it. The research's fallback (an impact of 2.5 g
  * followed by standstill) is not used: it is a guess, and hard_impact already reports that impact.
  */
+import { airbagIncidentMs } from '../../domain/incidents.js';
 import { freshEvents } from '../fresh.js';
 import type { Detection, Detector } from '../types.js';
-
-/** One incident lasts 10 minutes from its first deployment event [U]. */
-export const airbagIncidentMs = 10 * 60_000;
 
 export interface AirbagDeploymentState {
   eventsThroughMs: number | null;

@@ -6,7 +6,8 @@
  * rapid_deceleration within it: rapid-deceleration.ts).
  */
 import { freshEvents } from '../fresh.js';
-import { impactWindowMs, isImpact, majorImpactG } from '../incidents.js';
+import { impactWindowMs, majorImpactG } from '../../domain/incidents.js';
+import { isImpact } from '../incidents.js';
 import { providerEventKinds } from '../../domain/sample.js';
 import type { Detection, Detector } from '../types.js';
 

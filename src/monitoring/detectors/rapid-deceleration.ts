@@ -5,7 +5,8 @@
  * impact is part of the collision and is left to hard_impact, whether or not the subscription
  * includes it (one incident, one event).
  */
-import { epsilonG, harshBrakingG, harshDrivingDetector, strongBrakingG } from '../incidents.js';
+import { strongBrakingG } from '../../domain/incidents.js';
+import { epsilonG, harshBrakingG, harshDrivingDetector } from '../incidents.js';
 
 export const rapidDecelerationDetector = harshDrivingDetector({
   kind: 'rapid_deceleration',

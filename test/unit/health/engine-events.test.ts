@@ -103,4 +103,31 @@ describe('health engine events', () => {
     expect(next.events).toEqual([]);
     expect(next.health).toEqual(first.health);
   });
+
+  it("a full evaluation gives a refresh's samples to the link rule alone, and the others to every rule", () => {
+    const facts = { telematicsProvider: 'generic', createdAt: at(0), lastServices: {} };
+    const first = evaluateVehicleHealth(
+      null,
+      [sample('odometer_km', 0, 1000), sample('engine_state', 0, 'on')],
+      facts,
+      defaultHealthConfig,
+      at(60),
+      true,
+    );
+    // A push's low fuel, and a refresh's overheating engine and newer odometer, read in one evaluation.
+    const result = evaluateVehicleHealth(
+      first.state,
+      [sample('fuel_percent', 100, 5), sample('fuel_percent', 300, 5)],
+      facts,
+      defaultHealthConfig,
+      at(360),
+      true,
+      [sample('odometer_km', 200, 1010), sample('coolant_temp_c', 200, 120)],
+    );
+    expect(result.odometer).toEqual({ km: 1010, at: at(200), source: 'generic' });
+    expect(result.health.alerts.map((a) => a.type)).toEqual(['fuel_level_low']);
+    expect(result.events.filter((e) => e.kind === 'alert_opened').map((e) => e.payload.type)).toEqual([
+      'fuel_level_low',
+    ]);
+  });
 });

@@ -516,20 +516,22 @@ describe('predictive insights', () => {
 });
 
 describe('vehicle predictions (premium monitoring events)', () => {
-  const records = {
-    odometerDays: [day('2026-10-25', 10_000, 10_000), day('2026-11-24', 10_900, 10_900)],
-    dayReadings: [],
-    runs: [],
-    serviceEntries: [
-      {
-        vehicleId: vehicleA,
-        type: 'oil_change',
-        performedAt: new Date('2026-10-25T09:00:00Z'),
-        odometerKm: milesToKm(10_000),
-      },
-      { vehicleId: vehicleA, type: 'brake_pads', performedAt: new Date('2026-10-25T09:00:00Z'), odometerKm: null },
-    ],
-  };
+  const odometerDays = [day('2026-10-25', 10_000, 10_000), day('2026-11-24', 10_900, 10_900)];
+  /** What db/history.ts listPredictionRecords sums up of these checkpoints: the series' first and last readings. */
+  const ends = (days: readonly OdometerDay[]) => ({
+    firstOdometer: { at: days[0]!.firstAt, km: days[0]!.firstKm },
+    lastOdometer: { at: days[days.length - 1]!.lastAt, km: days[days.length - 1]!.lastKm },
+  });
+  const serviceEntries = [
+    {
+      vehicleId: vehicleA,
+      type: 'oil_change',
+      performedAt: new Date('2026-10-25T09:00:00Z'),
+      odometerKm: milesToKm(10_000),
+    },
+    { vehicleId: vehicleA, type: 'brake_pads', performedAt: new Date('2026-10-25T09:00:00Z'), odometerKm: null },
+  ];
+  const record = { ...ends(odometerDays), ownerStartKm: null, ownerHardBrakes: 0, runs: [], serviceEntries, now };
   const signals = { battery_voltage: 12.65, observed_at: { battery_voltage: '2026-11-23T10:00:00Z' } };
 
   it("are the lifetime report's texts for the vehicle, null where its records say nothing", () => {
@@ -537,10 +539,11 @@ describe('vehicle predictions (premium monitoring events)', () => {
       input({
         tier: 'lifetime',
         vehicles: [{ id: vehicleA, make: null, model: null, year: null, createdAt: new Date('2024-01-01Z'), signals }],
-        ...records,
+        odometerDays,
+        serviceEntries,
       }),
     );
-    const predictions = vehiclePredictions({ signals, ownedSince: null, drivingDays: [], now, ...records });
+    const predictions = vehiclePredictions({ ...record, signals });
     expect(predictions).toEqual({
       next_oil_change: report.predictive_insights!.next_oil_change,
       // No lining reading and no brake service with a mileage: the report's typical figures only.
@@ -548,35 +551,53 @@ describe('vehicle predictions (premium monitoring events)', () => {
       battery_health: report.predictive_insights!.battery_health,
     });
     expect(predictions.battery_health).toBe('Good: 12.7 V on 2026-11-23.');
-    expect(
-      vehiclePredictions({ signals: {}, ownedSince: null, now, drivingDays: [], ...records, serviceEntries: [] }),
-    ).toEqual({ next_oil_change: null, brake_replacement: null, battery_health: null });
+    expect(vehiclePredictions({ ...record, signals: {}, serviceEntries: [] })).toEqual({
+      next_oil_change: null,
+      brake_replacement: null,
+      battery_health: null,
+    });
     // Oil life alone is a reading of the vehicle.
     expect(
-      vehiclePredictions({
-        signals: { oil_life_percent: 40 },
-        ownedSince: null,
-        now,
-        drivingDays: [],
-        ...records,
-        serviceEntries: [],
-      }).next_oil_change,
+      vehiclePredictions({ ...record, signals: { oil_life_percent: 40 }, serviceEntries: [] }).next_oil_change,
     ).toBe('Oil life 40 %. No oil change on record; the interval is every 5,000 miles or 6 months.');
   });
 
-  it("count the harsh braking of the current owner's days only", () => {
+  it("rate the current owner's harsh braking over the miles of the current owner's days, not the car's lifetime", () => {
+    // The first owner drove 9,000 miles braking hard 30 times; the vehicle changed hands on 2026-11-01
+    // and the new owner braked hard twice in 500 miles.
+    const days = [
+      day('2026-10-01', 10_000, 10_000),
+      day('2026-10-20', 19_000, 19_000),
+      day('2026-11-24', 19_500, 19_500),
+    ];
     const brakeService = {
       vehicleId: vehicleA,
       type: 'brake_pads',
-      performedAt: new Date('2026-10-25T09:00:00Z'),
+      performedAt: new Date('2026-10-01T09:00:00Z'),
       odometerKm: milesToKm(10_000),
     };
-    const drivingDays = [driving('2026-10-30', { hardBrakes: 40 }), driving('2026-11-10', { hardBrakes: 0 })];
-    const brakes = (ownedSince: Date | null) =>
-      vehiclePredictions({ signals: {}, ownedSince, now, drivingDays, ...records, serviceEntries: [brakeService] })
-        .brake_replacement;
-    // 40 harsh brakes in 900 miles shorten the pads' life to the 30,000-mile floor; without them, 50,000.
-    expect(brakes(null)).toContain('pads last about 30,000 miles');
-    expect(brakes(new Date('2026-11-01T00:00:00Z'))).toContain('pads last about 50,000 miles');
+    const brakes = (ownerStartKm: number | null, ownerHardBrakes: number) =>
+      vehiclePredictions({
+        ...record,
+        ...ends(days),
+        signals: {},
+        ownerStartKm,
+        ownerHardBrakes,
+        serviceEntries: [brakeService],
+      }).brake_replacement;
+    // 2 per 500 miles (0.4 per 100): 50,000 / 1.4. Over the lifetime's 9,500 miles it would read 48,969.
+    expect(brakes(milesToKm(19_000), 2)).toBe(
+      "About 26,214 miles left (estimate: pads last about 35,714 miles at this vehicle's braking; last brake service 2026-10-01).",
+    );
+    // Never transferred: every owner's 32 over the 9,500 miles, as the lifetime report rates them (a report spans owners).
+    const drivingDays = [driving('2026-10-10', { hardBrakes: 30 }), driving('2026-11-10', { hardBrakes: 2 })];
+    const report = assembleHistoryReport(
+      input({ tier: 'lifetime', drivingDays, odometerDays: days, serviceEntries: [brakeService] }),
+    );
+    expect(brakes(null, 32)).toBe(report.predictive_insights!.brake_replacement);
+    expect(brakes(null, 32)).toContain('pads last about 37,402 miles');
+    // 300 harsh brakes in 500 miles shorten the pads' life to the 30,000-mile floor; none leave the typical 50,000.
+    expect(brakes(milesToKm(19_000), 300)).toContain('pads last about 30,000 miles');
+    expect(brakes(milesToKm(19_000), 0)).toContain('pads last about 50,000 miles');
   });
 });

@@ -4,6 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withTransaction, type Pool } from '../../../db/pool.js';
 import { deactivateVehicle, findVehicleCompanyId, listCompanyVehicles } from '../../../db/vehicles.js';
 import { notFound } from '../../../errors.js';
+import { requestAfterEvaluation } from '../../../health/enqueue.js';
+import type { Queues } from '../../../queue/queues.js';
 import { createVehicle, patchVehicle } from '../../../vehicles/vehicle-admin.js';
 import { transferVehicle } from '../../../vehicles/vehicle-transfer.js';
 import { presentAdminVehicle } from '../../presenters/admin.js';
@@ -22,7 +24,10 @@ const VehicleTransfer = Type.Object(
   { additionalProperties: false },
 );
 
-export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Date }> = async (app, deps) => {
+export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Queues; now: () => Date }> = async (
+  app,
+  deps,
+) => {
   app.post(
     '/companies/:company_id/vehicles',
     {
@@ -126,9 +131,10 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: ()
       const companyId = await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
       const { to_company_id: toCompanyId, at } = request.body;
       if (!isRecordId(toCompanyId)) throw notFound('company');
-      const vehicle = await withTransaction(deps.pool, (tx) =>
+      const { vehicle, evaluation } = await withTransaction(deps.pool, (tx) =>
         transferVehicle(tx, companyId, vehicleId, toCompanyId, at === undefined ? null : new Date(at), deps.now()),
       );
+      if (evaluation) await requestAfterEvaluation(deps.queues, request.log, evaluation);
       return ok(presentAdminVehicle(vehicle));
     },
   );
