@@ -160,12 +160,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Both public bases share one authentication (one failed-auth count per address) and one rate
   // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
   const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
-  const rateLimiter = new KeyRateLimiter(deps.redis, deps.config.redisPrefix, deps.config.rateLimitPerMinute, deps.log);
+  const rateLimiter = new KeyRateLimiter(
+    deps.redis,
+    deps.config.redisPrefix,
+    deps.config.rateLimitPerMinute,
+    deps.log,
+    () => now().getTime(),
+  );
   app.addHook('onClose', () => rateLimiter.close());
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
     api.addHook('preHandler', async (request, reply) => {
-      const decision = rateLimiter.take(request.principal.keyId, Date.now());
+      const decision = rateLimiter.take(request.principal.keyId);
       reply.header('x-ratelimit-limit', decision.limit);
       reply.header('x-ratelimit-remaining', decision.remaining);
       reply.header('x-ratelimit-reset', decision.resetSeconds);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptSecret } from '../../src/security/secrets.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { midMinuteClock } from '../helpers/clock.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 
 let t: TestApp;
@@ -925,7 +926,8 @@ describe('the /v1 base', () => {
 describe('shared authentication and rate limit', () => {
   let limited: TestApp;
   beforeAll(async () => {
-    limited = await createTestApp({ RATE_LIMIT_PER_MINUTE: '3' });
+    // Three requests and a refusal in one rate-limit window.
+    limited = await createTestApp({ RATE_LIMIT_PER_MINUTE: '3' }, midMinuteClock());
   });
   afterAll(() => limited.close());
 
