@@ -35,7 +35,7 @@ import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
 import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
-import { historyReportRoutes } from './routes/history-report.js';
+import { historyReportRoutes, type HistoryPdfRenderer } from './routes/history-report.js';
 import { instantVerifyRoutes } from './routes/instant-verify.js';
 import { usageRoutes } from './routes/usage.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
@@ -71,6 +71,8 @@ export interface AppDeps {
   /** Readiness checks beyond the API's own (workers in the same process: `schedules`). */
   readiness?: OpsDeps['readiness'];
   now?: () => Date;
+  /** The history report's PDF stream; the CPU pool's renderer by default (tests inject a failing one). */
+  renderHistoryPdf?: HistoryPdfRenderer;
 }
 
 /** Fastify takes a hop count as a function of the hop (its types do not list the number form). */
@@ -209,7 +211,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         config: deps.config,
       });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
-      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, cpuPool, now });
+      await v1.register(historyReportRoutes, {
+        pool: deps.pool,
+        log: deps.log,
+        cpuPool,
+        now,
+        renderPdf: deps.renderHistoryPdf,
+      });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
       await v1.register(usageRoutes, { pool: deps.pool, now });
     },
