@@ -1,7 +1,7 @@
 /**
  * buildApp(deps) assembles the HTTP application and never listens; the entry point does.
- * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (spec/000) and
- * /v1 (spec/001) with the same API keys and per-key rate limit, and the operator API under
+ * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (docs/api.md) and
+ * /v1 with the same API keys and per-key rate limit, and the operator API under
  * /admin/v1 (ADMIN_TOKEN; absent when unset), and the developer console's pages under /console.
  */
 import { randomUUID } from 'node:crypto';
@@ -127,8 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Fleet telematics API',
         version: apiVersion,
         description:
-          'Runs, vehicles and webhooks (spec/000, /api/v1), vehicle monitoring and geofences (spec/001, /v1), and the ' +
-          'operator API. Envelopes and error codes: docs/api.md.',
+          'Runs, vehicles and webhooks (/api/v1); vehicle monitoring, geofences, history reports, verification ' +
+          'and usage (/v1); and the operator API. Envelopes and error codes: docs/api.md.',
       },
       components: {
         securitySchemes: {
@@ -238,7 +238,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimitPerMinute: deps.config.ingestRateLimitPerMinute,
   });
 
-  // The developer console (DESIGN §12): its own sessions, CSP and error pages, in its own scope.
+  // The developer console (docs/console.md): its own sessions, CSP and error pages, in its own scope.
   await app.register(consolePlugin, {
     config: deps.config,
     pool: deps.pool,

@@ -1,5 +1,5 @@
 /**
- * One-time messages across POST/redirect/GET (DESIGN §12): a create answers 303 to its page with
+ * One-time messages across POST/redirect/GET (docs/console.md): a create answers 303 to its page with
  * `?created=<id>`, and that page shows what was created (the new key, the signing secret) once.
  * The message is stored server-side, sealed with SECRETS_KEY, and read by its id and the session
  * together, so another session (or a leaked URL) cannot read it; the read deletes it, so a reload

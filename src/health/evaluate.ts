@@ -41,7 +41,7 @@ function initialHealthState(): HealthState {
 }
 
 /**
- * Where a vehicle's new owner starts (DESIGN §11): the link state, which holds the trusted
+ * Where a vehicle's new owner starts (docs/ownership.md): the link state, which holds the trusted
  * odometer (it travels with the car), and nothing the previous owner's readings made: no rule
  * state, no alerts, status unknown, no link reason (the transfer lets the tracker go).
  */
@@ -86,8 +86,9 @@ export function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
 }
 
 /**
- * An evaluation without cascade (a refresh that asked to stop after the vehicle state, spec/000
- * VehicleRefreshRequest): the link rule alone follows the new samples, so the trusted odometer and
+ * An evaluation without cascade (a refresh with `cascade: false`, which asked to stop after the
+ * vehicle state; docs/health.md "Updates, events and cascade"): the link rule alone follows the
+ * new samples, so the trusted odometer and
  * the link move; no alert rule is fed, and the alerts, the status and what the next evaluation
  * compares with (`alerts`, `status`, `linkReason`) stay as the last evaluation with cascade left
  * them. Nothing is reported: no events. The caller still advances the watermarks past these

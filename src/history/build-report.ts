@@ -58,7 +58,7 @@ export async function buildHistoryReport(q: Queryable, request: HistoryReportReq
 }
 
 /**
- * The `predictions` of premium monitoring events (DESIGN §11) for these vehicles, by vehicle id:
+ * The `predictions` of premium monitoring events (docs/monitoring.md "Predictions (premium)") for these vehicles, by vehicle id:
  * the lifetime report's forecasts from each vehicle's own records, with the driving of its current
  * owner's span only (assemble.ts `vehiclePredictions`). The same loaders as the report, each one
  * statement for all the vehicles.

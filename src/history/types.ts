@@ -1,5 +1,5 @@
 /**
- * The vehicle history report (spec/001 "History report", DESIGN §11): the JSON answer of
+ * The vehicle history report (docs/history-report.md): the JSON answer of
  * `POST /v1/history/report` and the one input of the PDF renderer. Built by a pure assembler from
  * the VIN's rollups and records (src/history/assemble.ts); every figure is in miles.
  *
@@ -87,7 +87,7 @@ export interface HistoryReport {
 }
 
 /**
- * The `predictions` of premium monitoring events (DESIGN §11): the texts of the report's
+ * The `predictions` of premium monitoring events (docs/monitoring.md): the texts of the report's
  * `predictive_insights`, each null where the vehicle's records say nothing of it.
  */
 export type VehiclePredictions = {

@@ -1,7 +1,7 @@
 /**
  * The developer console in a real browser (Debian's Chromium through playwright-core) against
  * the real app on loopback, with real Postgres, Redis and webhook workers. Role and label
- * locators only (DESIGN §12 names). One browser for the file; each flow gets its own context
+ * locators only (the names docs/console.md uses). One browser for the file; each flow gets its own context
  * (its own cookies). With CONSOLE_SCREENSHOTS=1 the tour saves docs/images/console-<page>.png.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * POST /v1/history/report (spec/001, DESIGN §11; docs/history-report.md): the report of any VIN
+ * POST /v1/history/report (docs/history-report.md): the report of any VIN
  * some company's vehicle has, across owners, sections by tier. JSON in the envelope, or a PDF when
  * `format` is "pdf" or the request accepts application/pdf, rendered on the CPU pool's threads
  * (src/cpu-pool/pool.ts) within CPU_TASK_BUDGET_MS. Paid and metered per successful answer; an
