@@ -1,5 +1,5 @@
 /**
- * The paid calls under load (DESIGN §10, issue 10): history reports/s and verifications/s at 20
+ * The paid calls under load (docs/performance.md, issue 10): history reports/s and verifications/s at 20
  * connections with p99, beside the API's by-id route in the same run, and the single-report
  * latency for a vehicle with a year of readings (about 106,000, seeded through the ingest
  * statements so the rollups are what ingest would have left). Every measured call is billed, as

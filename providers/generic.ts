@@ -1,5 +1,5 @@
 /**
- * Generic provider: our own documented JSON (DESIGN §6, docs/providers/generic.md), for
+ * Generic provider: our own documented JSON (docs/providers/generic.md), for
  * integrators and gateways without a native adapter.
  *
  *   {"readings": [{"vehicle": "<provider_vehicle_id>", "ts": "<ISO 8601>", "signals": {...}}]}

@@ -1,5 +1,5 @@
 /**
- * Geotab pull client (research/providers.md §2.1): JSON-RPC over `POST {base_url}/apiv1`.
+ * Geotab pull client (docs/providers/geotab.md): JSON-RPC over `POST {base_url}/apiv1`.
  *
  * Session: `Authenticate{database, userName, password}` → `result.credentials` (and `result.path`,
  * the server to use from then on when it is not "ThisServer"). The session is kept in the pull

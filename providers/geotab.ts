@@ -1,10 +1,10 @@
 /**
- * Geotab (MyGeotab) adapter (research/providers.md §2). Pull only: Geotab never pushes, so there is
+ * Geotab (MyGeotab) adapter (docs/providers/geotab.md). Pull only: Geotab never pushes, so there is
  * no signature to verify.
  *
  * Payloads it normalizes, JSON-RPC responses from `POST {server}/apiv1`:
  * - `GetFeed`: `{"result": {"toVersion": "...", "data": [...]}}`; `toVersion` is the next cursor
- *   (the wrapper keys are UNCONFIRMED in the notes);
+ *   (the wrapper keys are UNCONFIRMED: not in Geotab's documentation);
  * - `Get`: `{"result": [...]}`, and `ExecuteMultiCall` of Gets: `{"result": [[...], [...]]}`;
  * - an error: `{"error": {name, message, errors[]}}` → not ok.
  *
@@ -13,7 +13,7 @@
  * - LogRecord `{device{id}, dateTime, latitude, longitude, speed}` → location and speed (km/h);
  * - StatusData `{device{id}, diagnostic{id}, dateTime, data}` → the diagnostics below, others ignored;
  * - FaultData `{device{id}, diagnostic{id}, dateTime, faultState, malfunctionLamp, ...}` → dtcs.
- * Entity shapes and most diagnostic ids are 3rd-party (notes §2.2, §8).
+ * Entity shapes and most diagnostic ids are 3rd-party (docs/providers/geotab.md).
  */
 import type { ProviderEvent, ProviderEventKind } from '../src/domain/sample.js';
 import { requiredKeys } from './connection.js';

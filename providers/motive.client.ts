@@ -1,5 +1,5 @@
 /**
- * Motive pulls (research/providers.md §3.1), authenticated with `X-Api-Key: <api_token>`.
+ * Motive pulls (docs/providers/motive.md), authenticated with `X-Api-Key: <api_token>`.
  *
  * pullFeed: Motive has no change feed, so three lists take turns behind the connection's one
  * cursor (providers/feeds.ts), each paged with `per_page=100&page_no=<n>` while
@@ -13,8 +13,8 @@
  * Each body is stored as-is.
  *
  * pullVehicle (refresh): `GET /v3/vehicle_locations/<id>?start_date=<yesterday>&end_date=<today>`
- * (dates YYYY-MM-DD in UTC: Motive's times are UTC unless `X-Time-Zone` is sent, §3.1; the range
- * is far inside the 3-month limit). The v3 response shape is not in the notes [UNCONFIRMED] and
+ * (dates YYYY-MM-DD in UTC: Motive's times are UTC unless `X-Time-Zone` is sent; the range
+ * is far inside the 3-month limit). The v3 response shape is not documented [UNCONFIRMED] and
  * may not name the vehicle, so the stored body is the wrapper
  * `{"motive_vehicle_id": "<id>", "response": <raw JSON>}` that motive.ts normalizes.
  */

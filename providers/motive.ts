@@ -1,12 +1,12 @@
 /**
- * Motive (formerly KeepTruckin) adapter: research/providers.md §3 and §7.
+ * Motive (formerly KeepTruckin) adapter: docs/providers/motive.md.
  *
  * `normalize` accepts these bodies (each stored as-is in the inbox):
  *
  * 1. The `GET /v1/vehicle_locations` list (pulled by motive.client.ts):
  *      {"vehicles": [{"vehicle": {"id", "number", "vin", "metric_units", "current_location": {...}}}],
  *       "pagination": {"per_page", "page_no", "total"}}
- *    and a single `{"vehicle": {...}}`. The `current_location` field names are 3rd-party (§3.2):
+ *    and a single `{"vehicle": {...}}`. The `current_location` field names are 3rd-party:
  *    `located_at, lat, lon, bearing, speed, odometer, true_odometer, engine_hours,
  *    true_engine_hours, fuel_primary_remaining_percentage, battery_voltage, ...`.
  * 2. The wrapper motive.client.ts stores for `GET /v3/vehicle_locations/{id}` (refresh):
@@ -20,19 +20,19 @@
  *      {"fault_codes": [{"fault_code": {"code", "status", "first_observed_at", "last_observed_at",
  *       "fmi", "network", "vehicle": {"id"}, ...}}], "pagination": {...}}
  *    and the `GET /v1/driver_performance_events` list below.
- * 4. Company webhooks (§3.1). The event type is read from `action`. Body shapes are
- *    [UNCONFIRMED]; the notes only name the event types, so these are assumed:
+ * 4. Company webhooks. The event type is read from `action`. Body shapes are
+ *    [UNCONFIRMED]; Motive's documentation only names the event types, so these are assumed:
  *    - `vehicle_location_updated`: `{"action", "vehicle": {"id", "metric_units", "current_location": {...}}}`,
  *      or flat `{"action", "vehicle_id", "located_at", "lat", "lon", ...}` (a `current_location`
  *      object beside `vehicle_id` is also read).
  *    - `fault_code_opened` / `fault_code_closed`: `{"action", "fault_code": {"code", "code_label",
  *      "status", "fmi", "first_observed_at", "last_observed_at", "vehicle": {"id"} | "vehicle_id"}}`
- *      or the same fields flat. Field names follow `GET /v1/fault_codes` (§3.2).
+ *      or the same fields flat. Field names follow `GET /v1/fault_codes`.
  *    - `driver_performance_event*`: `{"action", "driver_performance_event": {"type", "start_time",
  *      "vehicle": {"id"} | "vehicle_id"}}` or flat; also the list `{"driver_performance_events":
  *      [{"driver_performance_event": {...}}]}`. `type` hard_accel|hard_brake|hard_corner|crash.
  *
- * Units [UNCONFIRMED, §3.2]: `vehicle.metric_units` false (Motive's default, and ours when the flag
+ * Units [UNCONFIRMED]: `vehicle.metric_units` false (Motive's default, and ours when the flag
  * is absent) means odometer in miles and speed in mph; true means km and km/h.
  * `true_odometer` (bulk-upload corrected, the v3 doc's recommendation) wins over the gateway's
  * virtual `odometer`; likewise `true_engine_hours` over `engine_hours`. Both are ECU-side values,
@@ -48,7 +48,7 @@ import { header, hexEquals, hmacHex } from './signing.js';
 import type { NormalizeResult, ProviderAdapter, PushRequest, RawPayload, VerifyResult } from './types.js';
 import { SampleCollector, finiteNumber, isObject, parseJson, parseTime, scaled } from './values.js';
 
-/** Page size the client asks for; Motive does not document a maximum (§7). */
+/** Page size the client asks for; Motive does not document a maximum. */
 export const motivePerPage = 100;
 
 /** driver_performance_event.type → our event kind; other types are skipped with a reason. */
@@ -119,7 +119,7 @@ function addLocation(
   collector.add(vehicleId, 'odometer_km', at, scaled(location.true_odometer ?? location.odometer, factor));
   // Engine hours are hours in both unit systems.
   collector.add(vehicleId, 'engine_hours', at, present(location.true_engine_hours ?? location.engine_hours));
-  // Percent 0–100 (§3.2); `fuel` is cumulative consumption, not a level, and is not used.
+  // Percent 0–100; `fuel` is cumulative consumption, not a level, and is not used.
   collector.add(vehicleId, 'fuel_percent', at, present(location.fuel_primary_remaining_percentage));
   // Volts.
   collector.add(vehicleId, 'battery_voltage', at, present(location.battery_voltage));

@@ -1,5 +1,5 @@
 /**
- * Samsara pull client (research/providers.md §1.1). Auth: `Authorization: Bearer <api_token>`.
+ * Samsara pull client (docs/providers/samsara.md). Auth: `Authorization: Bearer <api_token>`.
  * 429 → rate limited with the (possibly fractional) `Retry-After` seconds (providerRequest).
  *
  * Feed: Samsara allows at most 3 `types` per request and a stats feed cursor belongs to its type
@@ -10,7 +10,7 @@
  * ?startTime&endTime&after` over time windows. The four take turns behind the connection's one
  * cursor (providers/feeds.ts):
  * - distance: `obdOdometerMeters`, `gpsOdometerMeters` (request both: which one a vehicle has
- *   depends on its OBD coverage, §1.2), `fuelPercents`;
+ *   depends on its OBD coverage), `fuelPercents`;
  * - motion: `gps` (location and speed; ECU speed when `isEcuSpeed`), `engineStates`, `batteryMilliVolts`;
  * - engine: `engineCoolantTemperatureMilliC`, `faultCodes`, `obdEngineSeconds`;
  * - safety: safety events (harsh braking, acceleration, turns, crashes), windows overlapping by

@@ -1,5 +1,5 @@
 /**
- * Samsara adapter (research/providers.md §1).
+ * Samsara adapter (docs/providers/samsara.md).
  *
  * Payloads it normalizes:
  * - Vehicle stats, `{"data": [{id, name, <stat>...}], "pagination": {endCursor, hasNextPage}}`:

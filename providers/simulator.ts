@@ -1,7 +1,7 @@
 /**
  * Simulator provider: a deterministic simulated fleet for the demo, tests and benchmarks.
  *
- * Its payloads are in the generic format (providers/generic.ts, DESIGN §6) and are signed the
+ * Its payloads are in the generic format (providers/generic.ts, docs/ingestion.md) and are signed the
  * same way (`X-Signature: sha256=<hex HMAC-SHA256(secret, body)>`), so the adapter reuses the
  * generic normalizer, push rules and connection rules. There is no server to pull from: refresh is 501.
  *
@@ -16,7 +16,7 @@
  * voltages, coolant warm-up, tire pressures near the placard (warming while driving), engine
  * hours, oil life, brake lining, DTCs that appear and clear (engine, ABS, airbag, transmission),
  * harsh events, and collisions (the hardest deploy the airbags). Values follow
- * research/health-rules.md: parked 12.3–12.7 V, running 13.6–14.4 V, coolant 85–95 °C, harsh
+ * docs/health.md "Sources": parked 12.3–12.7 V, running 13.6–14.4 V, coolant 85–95 °C, harsh
  * events 0.35–0.6 g, impacts 2–3 g.
  *
  * Special vehicles (ids in `specialVehicles`): `stale` stops reporting after `staleAfterSeconds`;

@@ -1,5 +1,5 @@
 /**
- * Smartcar pulls (research/providers.md §4.1). Smartcar pushes vehicle state through webhooks, so
+ * Smartcar pulls (docs/providers/smartcar.md). Smartcar pushes vehicle state through webhooks, so
  * there is no feed; a refresh asks the carmaker's cloud through one v2.0 batch request:
  *
  *   POST <base_url>/v2.0/vehicles/<id>/batch
@@ -14,7 +14,7 @@
  *
  * The stored body is `{"smartcar_vehicle_id", "unit_system": "metric", "response": <raw JSON>}`
  * (the batch response does not name the vehicle), which smartcar.ts normalizes. A 429 (app or
- * per-vehicle limit, §4.1) becomes rate_limited with the response's Retry-After.
+ * per-vehicle limit) becomes rate_limited with the response's Retry-After.
  */
 import { endpoint, providerRequest } from './http.js';
 import type { ProviderConfig, PullClient, PullContext, PullOutcome } from './types.js';

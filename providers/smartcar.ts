@@ -1,14 +1,14 @@
 /**
- * Smartcar adapter: research/providers.md §4 and §7.
+ * Smartcar adapter: docs/providers/smartcar.md.
  *
  * `normalize` accepts:
  *
- * 1. The v4 webhook `VEHICLE_STATE` event (§4.1, §4.3):
+ * 1. The v4 webhook `VEHICLE_STATE` event:
  *      {"eventId", "eventType": "VEHICLE_STATE", "data": {"vehicle": {"id", ...},
  *       "signals": [{"code", "name", "group", "body", "status": {"value"}, "meta": {"retrievedAt", "oemUpdatedAt"}}]},
  *       "triggers", "meta"}
  *    Reading time = the signal's `meta.oemUpdatedAt` (epoch ms, when the carmaker recorded it),
- *    else `meta.retrievedAt` (§4.4). A signal with `status.value` ERROR or without `body` is
+ *    else `meta.retrievedAt`. A signal with `status.value` ERROR or without `body` is
  *    skipped with a reason. Mapped codes (Smartcar's signal reference; others are ignored):
  *    - `odometer-traveleddistance` `{unit: "kilometers"|"miles", value}` → odometer_km
  *    - `location-preciselocation` `{latitude, longitude, heading}` → location
@@ -25,11 +25,11 @@
  *    - the other `diagnostics-<system>` `{status: ALERT|OK}` (abs, airbag, transmission, brakefluid,
  *      oilpressure, tirepressure, …) → `system_status_<system>` ALERT|OK, for monitoring
  *    - `lowvoltagebattery-stateofcharge` `{unit: "percent", value}` → `low_voltage_battery_percent`
- *      (the 12 V battery's state of charge in %, NOT its voltage, so never battery_voltage: §4.2)
- *    - `lowvoltagebattery-status` `{value: GOOD|WARN|BAD}` → `low_voltage_battery_status` (§4.2)
+ *      (the 12 V battery's state of charge in %, NOT its voltage, so never battery_voltage)
+ *    - `lowvoltagebattery-status` `{value: GOOD|WARN|BAD}` → `low_voltage_battery_status`
  * 2. `{"eventType": "VERIFY", "data": {"challenge"}}`: ok with nothing in it (the push route answers
  *    it through `push.handshake`). Other event types are ok with one skip reason.
- * 3. The wrapper smartcar.client.ts stores for a v2.0 batch (§4.1, §4.3):
+ * 3. The wrapper smartcar.client.ts stores for a v2.0 batch:
  *      {"smartcar_vehicle_id", "unit_system": "metric"|"imperial",
  *       "response": {"responses": [{"path", "code", "body", "headers": {"sc-data-age", "sc-unit-system"}}]}}
  *    Reading time = the entry's `sc-data-age`, else the time the payload was received. The unit
@@ -40,7 +40,7 @@
  *    `system_status_abs`, …).
  *
  * Push signature: `SC-Signature` = hex HMAC-SHA256(application management token, raw body), on
- * every delivery including VERIFY. The raw body is verified, not a re-serialization (§7: the SDK's
+ * every delivery including VERIFY. The raw body is verified, not a re-serialization (the SDK's
  * helper is wrong). Replays: Smartcar retries a delivery with the same `eventId`, so a repeated
  * eventId within the replay window is a duplicate; a delivery whose signed `meta.deliveredAt` is
  * older than that window (or more than 5 minutes ahead) is refused as stale, so an old capture can
@@ -230,7 +230,7 @@ function addSignal(collector: SampleCollector, vehicleId: string, signal: unknow
     return;
   }
   const meta = isObject(signal.meta) ? signal.meta : {};
-  // Epoch milliseconds; oemUpdatedAt is when the carmaker recorded the value (§4.4).
+  // Epoch milliseconds; oemUpdatedAt is when the carmaker recorded the value.
   const at = parseTime(meta.oemUpdatedAt) ?? parseTime(meta.retrievedAt);
   switch (code) {
     case 'odometer-traveleddistance': {
@@ -334,7 +334,7 @@ function addBatchEntry(
     collector.skip(`${path} has no body`);
     return;
   }
-  // SC-Data-Age is when the vehicle recorded the value (§4.1); else the time we received it.
+  // SC-Data-Age is when the vehicle recorded the value; else the time we received it.
   const dataAge = headerOf(entry.headers, 'sc-data-age');
   const at = dataAge === null || dataAge === undefined ? receivedAt : parseTime(dataAge);
   const unitHeader = headerOf(entry.headers, 'sc-unit-system');
@@ -355,7 +355,7 @@ function addBatchEntry(
       collector.add(vehicleId, 'oil_life_percent', at, scaled(body.lifeRemaining, 100));
       return;
     case '/tires/pressure': {
-      // metric: kPa [UNCONFIRMED, §4.2]; imperial: psi → ×6.894757.
+      // metric: kPa [UNCONFIRMED]; imperial: psi → ×6.894757.
       const factor = units === 'metric' ? 1 : units === 'imperial' ? kpaPerPsi : null;
       if (factor === null) {
         collector.skip(`${path} unit system ${units} unknown`);

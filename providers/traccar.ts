@@ -1,5 +1,5 @@
 /**
- * Traccar, two ways (research/providers.md §6, research/traccar-forwarding.md):
+ * Traccar, two ways (docs/providers/traccar.md):
  * - devices speaking the OsmAnd protocol: phones and trackers push one position per request, as a
  *   GET query string, a form-encoded POST with the same keys, or the JSON body of the
  *   OsmAnd/Traccar Client apps (`{device_id, location: {...}}`);
@@ -16,10 +16,10 @@
  *
  * Attributes with a meaning (`model/Position.java`) map to the vocabulary, the others are kept as
  * unknown signals under a snake_case version of their name. `odometer` is GPS-derived, so it is
- * `gps_odometer_km`; only `obdOdometer` is the vehicle's `odometer_km` (research §7).
+ * `gps_odometer_km`; only `obdOdometer` is the vehicle's `odometer_km` (traccar/traccar#5730).
  *
  * Neither devices nor a Traccar server sign. The connection's ingest URL carries its device token
- * as a path segment (`/ingest/v1/traccar/:connectionId/:token`, DESIGN §6); the HTTP layer hands
+ * as a path segment (`/ingest/v1/traccar/:connectionId/:token`, docs/ingestion.md); the HTTP layer hands
  * it over as `pathToken` and `push.verify` compares it with the connection's token.
  */
 import { createHash } from 'node:crypto';

@@ -52,7 +52,7 @@ export interface PushRules {
   tokenInPath: boolean;
 }
 
-/** A connection's provider settings (decrypted `config` of the provider connection; DESIGN §6). */
+/** A connection's provider settings (decrypted `config` of the provider connection; docs/ingestion.md). */
 export interface ProviderConfig {
   /** Push signature secret (Samsara base64 secret, Motive shared secret, generic secret; Smartcar application management token). */
   webhook_secret?: string;

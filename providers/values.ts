@@ -70,7 +70,8 @@ function location(value: Record<string, unknown>): Checked {
   const lon = finiteNumber(value.lon);
   if (lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180)
     return { ok: false, reason: 'location out of range' };
-  // A first fix at exactly 0,0 is a device that has no fix yet (research/providers.md §7).
+  // A first fix at exactly 0,0 is a device that has no fix yet (traccar/traccar#3673: such a fix put
+  // 7,000 miles on a new tracker).
   if (lat === 0 && lon === 0) return { ok: false, reason: 'location 0,0 is no fix' };
   const heading = finiteNumber(value.heading);
   // Wrap only headings outside [0, 360): the modulo would add float noise to 12.9.

@@ -55,7 +55,7 @@ await call('POST', `/admin/v1/companies/${company.id}/users`, operator, { ...con
 // A receiver as an integrator would write one: raw body, signature checked before parsing.
 let signingSecret = '';
 let monitoringSecret = '';
-/** Monitoring events (spec/001) arrive on /monitoring, signed `X-Service-Signature: sha256=<hex>`. */
+/** Monitoring events (docs/monitoring.md) arrive on /monitoring, signed `X-Service-Signature: sha256=<hex>`. */
 function receiveMonitoringEvent(body: Buffer, signature: string | undefined): number {
   const verified = verifyMonitoringSignature(signature, body, monitoringSecret);
   if (!verified.ok) {
@@ -194,7 +194,7 @@ await pushTick();
 setInterval(() => void pushTick(), tickSeconds * 1000).unref();
 const truck = simulated[0]!;
 
-// Monitoring (spec/001): a simulated vehicle on shift now (the first one when all are parked),
+// Monitoring (docs/monitoring.md): a simulated vehicle on shift now (the first one when all are parked),
 // subscribed to all 20 kinds. A speed limit of 100 km/h, a depot geofence, an oil change due
 // within 500 mi (at once) and a mileage threshold just ahead make most kinds show up within
 // minutes of driving; the simulator produces the rest now and then.

@@ -3,7 +3,7 @@
  * Each setting is declared once in the table below: its variable, its default and its meaning
  * (with the unit), and how it is read. The table builds `Config` and the README's configuration
  * table (checked by test/unit/readme.test.ts). Bad configuration stops start-up with one line
- * naming the variable (DESIGN §3).
+ * naming the variable (README "Configuration").
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';

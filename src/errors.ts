@@ -1,5 +1,5 @@
 /**
- * Every error the API answers with, declared once: its code (DESIGN §4, docs/api.md), status and
+ * Every error the API answers with, declared once: its code (docs/api.md), status and
  * default message, as fastify declares its own in lib/errors.js. Domain code throws `AppError`;
  * the API's error handler turns it into the error envelope by its code.
  */

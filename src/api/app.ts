@@ -1,7 +1,7 @@
 /**
  * buildApp(deps) assembles the HTTP application and never listens; the entry point does.
- * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (spec/000) and
- * /v1 (spec/001) with the same API keys and per-key rate limit, and the operator API under
+ * Route groups are encapsulated plugins: ops (no auth), the public API under /api/v1 (docs/api.md) and
+ * /v1 with the same API keys and per-key rate limit, and the operator API under
  * /admin/v1 (ADMIN_TOKEN; absent when unset), and the developer console's pages under /console.
  */
 import { randomUUID } from 'node:crypto';
@@ -35,7 +35,7 @@ import { webhookSubscriptionRoutes } from './routes/webhook-subscriptions.js';
 import { monitoringSubscriptionRoutes } from './routes/monitoring-subscriptions.js';
 import { monitoringDeliveryActionRoutes } from './routes/monitoring-delivery-actions.js';
 import { geofenceRoutes } from './routes/geofences.js';
-import { historyReportRoutes } from './routes/history-report.js';
+import { historyReportRoutes, type HistoryPdfRenderer } from './routes/history-report.js';
 import { instantVerifyRoutes } from './routes/instant-verify.js';
 import { usageRoutes } from './routes/usage.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
@@ -71,6 +71,8 @@ export interface AppDeps {
   /** Readiness checks beyond the API's own (workers in the same process: `schedules`). */
   readiness?: OpsDeps['readiness'];
   now?: () => Date;
+  /** The history report's PDF stream; the CPU pool's renderer by default (tests inject a failing one). */
+  renderHistoryPdf?: HistoryPdfRenderer;
 }
 
 /** Fastify takes a hop count as a function of the hop (its types do not list the number form). */
@@ -125,8 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Fleet telematics API',
         version: apiVersion,
         description:
-          'Runs, vehicles and webhooks (spec/000, /api/v1), vehicle monitoring and geofences (spec/001, /v1), and the ' +
-          'operator API. Envelopes and error codes: docs/api.md.',
+          'Runs, vehicles and webhooks (/api/v1); vehicle monitoring, geofences, history reports, verification ' +
+          'and usage (/v1); and the operator API. Envelopes and error codes: docs/api.md.',
       },
       components: {
         securitySchemes: {
@@ -160,12 +162,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Both public bases share one authentication (one failed-auth count per address) and one rate
   // limit budget per key: the limit's counter is keyed by the key alone, so /api/v1 and /v1 draw on it together.
   const authenticate = apiKeyAuthentication(deps.pool, keyCache, deps.log);
-  const rateLimiter = new KeyRateLimiter(deps.redis, deps.config.redisPrefix, deps.config.rateLimitPerMinute, deps.log);
+  const rateLimiter = new KeyRateLimiter(
+    deps.redis,
+    deps.config.redisPrefix,
+    deps.config.rateLimitPerMinute,
+    deps.log,
+    () => now().getTime(),
+  );
   app.addHook('onClose', () => rateLimiter.close());
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
     api.addHook('preHandler', async (request, reply) => {
-      const decision = rateLimiter.take(request.principal.keyId, Date.now());
+      const decision = rateLimiter.take(request.principal.keyId);
       reply.header('x-ratelimit-limit', decision.limit);
       reply.header('x-ratelimit-remaining', decision.remaining);
       reply.header('x-ratelimit-reset', decision.resetSeconds);
@@ -203,7 +211,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         config: deps.config,
       });
       await v1.register(geofenceRoutes, { pool: deps.pool, config: deps.config });
-      await v1.register(historyReportRoutes, { pool: deps.pool, log: deps.log, cpuPool, now });
+      await v1.register(historyReportRoutes, {
+        pool: deps.pool,
+        log: deps.log,
+        cpuPool,
+        now,
+        renderPdf: deps.renderHistoryPdf,
+      });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
       await v1.register(usageRoutes, { pool: deps.pool, now });
     },
@@ -224,7 +238,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimitPerMinute: deps.config.ingestRateLimitPerMinute,
   });
 
-  // The developer console (DESIGN §12): its own sessions, CSP and error pages, in its own scope.
+  // The developer console (docs/console.md): its own sessions, CSP and error pages, in its own scope.
   await app.register(consolePlugin, {
     config: deps.config,
     pool: deps.pool,

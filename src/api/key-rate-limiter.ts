@@ -42,11 +42,14 @@ export class KeyRateLimiter {
     private readonly prefix: string,
     private readonly limit: number,
     private readonly log: Logger,
+    /** The clock every window is computed from (tests fix it so a test never straddles two windows). */
+    private readonly nowMs: () => number = Date.now,
     private readonly windowMs = 60_000,
     private readonly flushMs = 100,
   ) {}
 
-  take(key: string, nowMs: number): RateDecision {
+  take(key: string): RateDecision {
+    const nowMs = this.nowMs();
     const windowStart = nowMs - (nowMs % this.windowMs);
     let count = this.counts.get(key);
     if (!count || count.windowStart !== windowStart) {
@@ -74,7 +77,7 @@ export class KeyRateLimiter {
 
   /** Adds the unflushed counts to Redis and learns every key's total; forgets past windows. */
   async flush(): Promise<void> {
-    const nowMs = Date.now();
+    const nowMs = this.nowMs();
     const sent: Array<[string, WindowCount, number]> = [];
     for (const [key, count] of this.counts) {
       if (count.windowStart + this.windowMs <= nowMs) this.counts.delete(key);

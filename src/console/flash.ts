@@ -1,5 +1,5 @@
 /**
- * One-time messages across POST/redirect/GET (DESIGN §12). A form's POST answers 303 to its page
+ * One-time messages across POST/redirect/GET (docs/console.md). A form's POST answers 303 to its page
  * with `?created=<id>` (what a create made that is shown once: the new key, the signing secret) or
  * `?refused=<id>` (why the action was refused, with what was typed so the form shows it again), and
  * that page shows the message once. Messages are stored server-side, sealed with SECRETS_KEY, and

@@ -1,5 +1,5 @@
 /**
- * The developer console (DESIGN §12, docs/console.md): server-rendered pages under /console for
+ * The developer console (docs/console.md): server-rendered pages under /console for
  * the people of a customer company. Every page and action runs the same db functions and
  * services as the public API, scoped by the session's company instead of an API key's.
  *

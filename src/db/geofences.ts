@@ -1,5 +1,5 @@
 /**
- * Statements of the geofences API (DESIGN §11). A geofence is deleted softly (deleted_at): it stops
+ * Statements of the geofences API (docs/monitoring.md). A geofence is deleted softly (deleted_at): it stops
  * being watched at once, and a subscription that names it in options.geofence_ids keeps the id
  * but watches the fences that remain.
  */

@@ -81,7 +81,7 @@ export interface NewSample extends RuleSample {
  * lookup instead of a probe of every `readings` partition (most of a steady sweep's time).
  *
  * Nothing taken before the vehicle's current owner got it from a previous owner is read
- * (db/ownership.ts `ownedSinceSql`; DESIGN §11), except the odometer series, which travel with
+ * (db/ownership.ts `ownedSinceSql`; docs/ownership.md), except the odometer series, which travel with
  * the car.
  */
 export async function loadNewSamples(

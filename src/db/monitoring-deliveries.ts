@@ -1,5 +1,5 @@
 /**
- * Read side of monitoring deliveries (DESIGN §11): the integrator's deliveries list with its
+ * Read side of monitoring deliveries (docs/monitoring.md): the integrator's deliveries list with its
  * attempt timeline, and a subscription's endpoint health, each reading a bounded number of
  * attempts. The pipeline writes deliveries and attempts (src/db/monitoring-delivery-queue.ts).
  */

@@ -34,7 +34,7 @@ export interface NewEventSample extends EventSample {
  * In one statement, for the vehicles of an evaluation: their live subscriptions (oldest first per
  * vehicle) and each monitored vehicle's provider events recorded after its watermark and after
  * its oldest live subscription was created (at most `eventLimit`, the newest), oldest first; never
- * one taken before the vehicle's current owner got it from a previous owner (DESIGN §11).
+ * one taken before the vehicle's current owner got it from a previous owner (docs/ownership.md).
  */
 export async function loadMonitoredSubscriptions(
   q: Queryable,

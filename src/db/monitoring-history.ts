@@ -7,7 +7,7 @@
  * costs at most that many row reads before the caller refuses it.
  *
  * The window never reaches before the vehicle's current owner got it from a previous owner
- * (db/ownership.ts `ownedSinceSql`; DESIGN §11): a dry run replays only the owner's own readings
+ * (db/ownership.ts `ownedSinceSql`; docs/ownership.md): a dry run replays only the owner's own readings
  * and events, the odometer's included (an event is always caused by a reading of the owner's span).
  */
 import type { DeepPartial, HealthConfig } from '../health/config.js';

@@ -1,5 +1,5 @@
 /**
- * The monitoring metering record (DESIGN §11 "Usage and pricing"): a monitored vehicle is billed
+ * The monitoring metering record (docs/monitoring.md "Retention and metering"): a monitored vehicle is billed
  * once for each month in which it had a live subscription, at the highest tier it had that month.
  * Subscriptions are deleted softly, so their rows answer for every past month.
  */

@@ -1,5 +1,5 @@
 /**
- * Statements of the monitoring subscriptions API (DESIGN §11). A subscription is deleted softly:
+ * Statements of the monitoring subscriptions API (docs/monitoring.md). A subscription is deleted softly:
  * the row stays (metering bills every month a vehicle was monitored, and the integrator can still
  * read its deliveries) with deleted_at set, and detection skips it from then on.
  */

@@ -16,7 +16,7 @@ export interface OwnershipSpan {
  * SQL: when the current owner got the vehicle `vehicleId` (an SQL expression) from a previous
  * owner: the end of the latest closed span, or null for a vehicle that never changed hands (its
  * first owner's readings, from before it was added too, are its own). The read functions that
- * keep the ownership boundary (DESIGN §11, docs/ownership.md) read nothing taken before it. One
+ * keep the ownership boundary (docs/ownership.md) read nothing taken before it. One
  * index-only probe of the closed spans (migration 0023).
  */
 export function ownedSinceSql(vehicleId: string): string {

@@ -99,8 +99,8 @@ export interface StateChange {
  *
  * A sample taken before the vehicle's current owner got it from a previous owner
  * (db/ownership.ts `ownedSinceSql`) is stored as a reading, for the history report, but never
- * becomes the latest state: the owner's `signals` show only readings of its own span (DESIGN
- * §11). The odometer is the exception: it travels with the car.
+ * becomes the latest state: the owner's `signals` show only readings of its own span
+ * (docs/ownership.md). The odometer is the exception: it travels with the car.
  */
 export async function upsertLatestSignals(q: Queryable, latest: readonly LatestSample[]): Promise<StateChange[]> {
   if (latest.length === 0) return [];

@@ -1,8 +1,8 @@
 /**
  * Incident thresholds shared by the monitoring detectors (src/monitoring/incidents.ts, the
  * hard_impact, rapid_deceleration and airbag_deployment detectors) and the history report's
- * incidents, so both count a collision alike. The research table's light-duty defaults
- * (research/health-rules.md §2, incident rows); sources there.
+ * incidents, so both count a collision alike. Light-duty defaults; sources in docs/health.md
+ * "Sources".
  */
 
 /** A peak of 1.5 g or more is a collision (Geotab minor, 1.5–2.5 g: high). */

@@ -1,5 +1,5 @@
 /**
- * The `predictions` of premium monitoring events (DESIGN §11): the texts of the history report's
+ * The `predictions` of premium monitoring events (docs/monitoring.md "Predictions (premium)"): the texts of the history report's
  * `predictive_insights` (src/history/sections.ts `predictionsOf`), each null where the vehicle's
  * records say nothing of it.
  */

@@ -36,7 +36,7 @@ export type SignalName = (typeof signalNames)[number];
 /**
  * The odometer series. They travel with the car: a vehicle's new owner keeps its odometer (the
  * trusted one and its link state), while every other signal is shown and evaluated only from the
- * moment the owner got the vehicle (DESIGN §11, docs/ownership.md).
+ * moment the owner got the vehicle (docs/ownership.md).
  */
 export const odometerSignals = ['odometer_km', 'gps_odometer_km'] as const;
 

@@ -36,7 +36,7 @@ export interface OdometerSignal {
   source: string;
 }
 
-/** A tracker odometer older than this is stale (spec/000 Limits). */
+/** A tracker odometer older than this is stale (`link_broken` `stale`, docs/health.md). */
 export const staleOdometerAfterMs = 7 * 24 * 60 * 60 * 1000;
 
 export interface VehicleRecord {

@@ -1,5 +1,5 @@
 /**
- * Health thresholds and maintenance intervals: documented defaults (research/health-rules.md),
+ * Health thresholds and maintenance intervals: documented defaults (docs/health.md "Sources"),
  * overridable per company and per vehicle with partial objects (vehicle over company over default).
  */
 import type { AlertSeverity } from '../domain/vehicle.js';
@@ -105,7 +105,7 @@ const interval = (
   enabled: true,
 });
 
-/** Defaults from research/health-rules.md §2–§4 (sources there). */
+/** The defaults; their sources are in docs/health.md "Sources". */
 export const defaultHealthConfig: HealthConfig = {
   battery: {
     nominalVolts: 12,

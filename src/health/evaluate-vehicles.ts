@@ -8,7 +8,7 @@
  * arrives late) is still newer than everything fed of its own signal, so it is evaluated. A
  * sample older than what was already fed of its own signal is history, as for the latest state.
  *
- * A refresh that asked for no cascade (spec/000 VehicleRefreshRequest) moves the vehicle state and
+ * A refresh that asked for no cascade (docs/health.md "Updates, events and cascade") moves the vehicle state and
  * nothing downstream. Its readings and provider events are marked when stored (`without_cascade`,
  * migrations/0027), and every evaluation, whichever reads them first, feeds them to the link rule
  * (trusted odometer, link state) and never to the alert rules or the monitoring detectors; the

@@ -41,7 +41,7 @@ function initialHealthState(): HealthState {
 }
 
 /**
- * Where a vehicle's new owner starts (DESIGN §11): the link state, which holds the trusted
+ * Where a vehicle's new owner starts (docs/ownership.md): the link state, which holds the trusted
  * odometer (it travels with the car), and nothing the previous owner's readings made: no rule
  * state, no alerts, status unknown, no link reason (the transfer lets the tracker go).
  */
@@ -86,8 +86,8 @@ export function feedOrder(samples: readonly RuleSample[]): RuleSample[] {
 }
 
 /**
- * An evaluation owed only to a refresh without cascade (spec/000 VehicleRefreshRequest: no
- * downstream processing because of it): the link rule alone follows the new samples, so the
+ * An evaluation owed only to a refresh without cascade (docs/health.md "Updates, events and
+ * cascade": no downstream processing because of it): the link rule alone follows the new samples, so the
  * trusted odometer and the link move; no alert rule is fed, and the alerts, the status and what
  * the next evaluation compares with (`alerts`, `status`, `linkReason`) stay as the last full
  * evaluation left them. Nothing is reported: no events.

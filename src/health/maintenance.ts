@@ -1,5 +1,5 @@
 /**
- * When a maintenance interval is due (research/health-rules.md §3): miles or months, whichever
+ * When a maintenance interval is due (docs/health.md "Sources"): miles or months, whichever
  * comes first, with Fleetio's forecast turning the distance part into a date from the average
  * daily distance. Pure: the engine supplies the last service of each type
  * (`VehicleFacts.lastServices`), the baseline (`VehicleFacts.createdAt`), the trusted odometer

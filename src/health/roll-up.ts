@@ -1,5 +1,5 @@
 /**
- * The vehicle's health status from its active alerts and link state (research/health-rules.md §2,
+ * The vehicle's health status from its active alerts and link state (docs/health.md "Sources",
  * after KZ Vehicle Manager's red = overdue / yellow = due soon).
  *
  * Precedence, first match wins:

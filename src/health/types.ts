@@ -2,7 +2,7 @@
  * The health rule contract. A rule is a pure function of (previous state, new samples, config,
  * now) → (new state, active alerts). No I/O, no clock: `now` is an argument. Rules are listed in
  * one ordered registry (src/health/registry.ts); the same shape serves the monitoring event
- * detectors of spec/001.
+ * detectors (docs/monitoring.md).
  *
  * Terminology:
  * - sample: a reading fed to the rules, oldest first (at equal times `engine_state` first, so a

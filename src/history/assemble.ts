@@ -1,6 +1,6 @@
 /**
  * The history report from the records loaded for a VIN (build-report.ts): a pure function of its
- * input and `now`. Sections by tier (spec/001 Report tiers, DESIGN §11): a section outside the
+ * input and `now`. Sections by tier (docs/history-report.md): a section outside the
  * tier is null, an included one with no records is []. Every tier carries odometer_integrity.
  */
 import type {

@@ -59,7 +59,7 @@ export async function buildHistoryReport(q: Queryable, request: HistoryReportReq
 }
 
 /**
- * The `predictions` of premium monitoring events (DESIGN §11) for these vehicles, by vehicle id
+ * The `predictions` of premium monitoring events (docs/monitoring.md "Predictions (premium)") for these vehicles, by vehicle id
  * (assemble.ts `vehiclePredictions`): three statements for all of them, grouped once by vehicle.
  * What is read is what the forecasts need: one summary row per vehicle of the odometer and
  * driving rollups (db/history.ts `listPredictionRecords`), and its completed runs and service

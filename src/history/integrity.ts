@@ -1,5 +1,5 @@
 /**
- * Odometer integrity (DESIGN §11, docs/history-report.md): pure rules over the odometer points of
+ * Odometer integrity (docs/history-report.md): pure rules over the odometer points of
  * a VIN, each flag explained in words with the readings that fired it.
  *
  * Terminology:
@@ -8,13 +8,13 @@
  * - stream: the points of one signal and source (the ECU odometer from one provider, the manual
  *   entries, a GPS-derived odometer), in time order.
  *
- * Rules (limits shared with the tracker-link rule, health/config.ts; research/history-verify.md):
+ * Rules (limits shared with the tracker-link rule, health/config.ts; docs/history-report.md):
  * - backwards: within a stream, a reading lower than the one before by more than the tolerance.
  * - impossible_rate: within a stream, a rise faster than a vehicle can drive (3,000 mi/day; gaps
  *   under an hour count as an hour, so two readings seconds apart cannot look impossible).
  * - source_conflict: two streams that disagree, at readings no more than an hour apart, by more
  *   than 250 miles and 5 % of the reading (the 5 % dashboard vs OBD gap treated as a fraud sign,
- *   cardr.com; the 250 miles the research's rollback tolerance). One flag per pair of streams.
+ *   cardr.com; the 250 miles our rollback tolerance). One flag per pair of streams.
  */
 import { defaultHealthConfig } from '../health/config.js';
 import { kmToMiles, msPerDay } from '../domain/units.js';

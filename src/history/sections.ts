@@ -23,7 +23,7 @@ const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The driving score needs at least this distance: fewer miles say nothing about a driver. */
 export const minScoreMiles = 100;
-/** Score points lost per harsh event per 100 miles (research/history-verify.md §2, Damoov/Bouncie). */
+/** Score points lost per harsh event per 100 miles (per distance, as Damoov and Bouncie: docs/history-report.md). */
 export const scoreWeights = { hardBrake: 5, hardAccel: 3 } as const;
 /** The average miles per year needs readings at least this far apart. */
 export const minYearlyAverageDays = 30;
@@ -192,7 +192,7 @@ export interface LatestSignals {
   brakeLiningPercent: { percent: number; at: string | null } | null;
 }
 
-/** Brake pads last 30,000–70,000 miles (research/history-verify.md §2); the midpoint, scaled below. */
+/** Brake pads last 30,000–70,000 miles (docs/history-report.md); the midpoint, scaled below. */
 export const brakePadMiles = { typical: 50_000, min: 30_000, max: 70_000 } as const;
 
 function addMonths(at: Date, months: number): Date {

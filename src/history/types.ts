@@ -1,5 +1,5 @@
 /**
- * The vehicle history report (spec/001 "History report", DESIGN §11): the JSON answer of
+ * The vehicle history report (docs/history-report.md): the JSON answer of
  * `POST /v1/history/report` and the one input of the PDF renderer. Built by a pure assembler from
  * the VIN's rollups and records (src/history/assemble.ts); every figure is in miles.
  *

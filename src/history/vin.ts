@@ -1,5 +1,5 @@
 /**
- * VIN validation (49 CFR 565; research/history-verify.md §1): a pure function. The rules run in
+ * VIN validation (49 CFR 565; docs/history-report.md "VIN rules"): a pure function. The rules run in
  * order and the first that fails is named, so a 400 tells the caller what to fix:
  * 1. length: exactly 17 characters (after trimming and upper-casing);
  * 2. alphabet: digits and letters except I, O and Q;

@@ -1,5 +1,5 @@
 /**
- * The integrator's delivery actions (DESIGN §11), shared by the API routes
+ * The integrator's delivery actions (docs/monitoring.md), shared by the API routes
  * (src/api/routes/monitoring-delivery-actions.ts) and the web console's Retry button:
  * - retry: one more attempt of a delivery now (trigger `manual`); a 2xx marks it succeeded.
  * - recover: every failed delivery of a subscription created since a time, inside the tier's

@@ -1,5 +1,5 @@
 /**
- * What a monitoring delivery owes after one attempt (DESIGN §8 and §11, docs/monitoring.md
+ * What a monitoring delivery owes after one attempt (docs/monitoring.md
  * "Delivery and retries"). Pure: the delivery worker records the attempt and this result together.
  *
  * - Scheduled attempts: the initial one, then one after each wait of MONITORING_RETRY_DELAYS_MS

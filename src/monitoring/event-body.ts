@@ -1,6 +1,6 @@
 /**
- * The monitoring webhook body (spec/001 "Monitoring event" plus `event_id`, `subscription_id`,
- * `occurred_at`; DESIGN §11), built once per event: the worker stores its JSON bytes and sends
+ * The monitoring webhook body (the contract's monitoring event plus `event_id`, `subscription_id`,
+ * `occurred_at`; docs/monitoring.md), built once per event: the worker stores its JSON bytes and sends
  * them unchanged on every attempt. `timestamp` is when the event was detected, `occurred_at` when
  * the triggering reading was taken; `current_mileage` is the trusted odometer in miles (0.1 mi).
  * A premium subscription's body adds `predictions` (the vehicle's forecasts at detection).

@@ -1,6 +1,6 @@
 /**
- * Geofence entry and exit from consecutive fixes (DESIGN §11; Traccar's GeofenceEventHandler, by
- * set difference, research/health-rules.md §1), shared by the entry and the exit detector (each
+ * Geofence entry and exit from consecutive fixes (docs/monitoring.md; Traccar's GeofenceEventHandler, by
+ * set difference, docs/health.md "Sources"), shared by the entry and the exit detector (each
  * keeps its own copy of this state, so either works alone).
  *
  * - The first fix ever known sends nothing: it only says where the vehicle is.

@@ -1,6 +1,6 @@
 /**
- * The late-sample guard every detector applies (Traccar's BasePositionEventHandler, research/
- * health-rules.md §1): a detector remembers the newest time it read of each signal and of provider
+ * The late-sample guard every detector applies (Traccar's BasePositionEventHandler, docs/health.md
+ * "Sources"): a detector remembers the newest time it read of each signal and of provider
  * events, and drops anything older, so a late (out-of-order) reading never creates a detection.
  * Equal times pass: two readings of one moment are not late. Readings dated more than the
  * future-skew allowance after `now` are dropped too, so a wrong device clock cannot move a

@@ -1,5 +1,5 @@
 /**
- * Geofence geometry (DESIGN §11, docs/monitoring.md "Geofences"): validating an area, testing a
+ * Geofence geometry (docs/monitoring.md "Geofences"): validating an area, testing a
  * point, and catching a crossing between two sparse fixes. Pure. Two levels of R-tree (flatbush,
  * static, chosen over rbush by measurement: docs/monitoring.md "Geofences") bound a query's work
  * by what is near it: one over the fences' bounding boxes, and one per large polygon over its

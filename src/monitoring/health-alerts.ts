@@ -1,7 +1,7 @@
 /**
  * Detectors that follow the health engine's alerts (maintenance alerts, system warnings,
  * maintenance due): the health rules already implement the thresholds, confirmation times,
- * hysteresis and re-arm of research/health-rules.md §2, so monitoring does not judge those readings
+ * hysteresis and re-arm of docs/health.md "Sources", so monitoring does not judge those readings
  * a second time. A detection fires when an alert of the kind is active now for a key that was not
  * active at the detector's previous evaluation (the onset of an episode); the key re-arms once its
  * alert is gone. A severity change inside the episode sends nothing.

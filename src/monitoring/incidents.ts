@@ -1,9 +1,9 @@
 /**
- * What the incident detectors share (research/health-rules.md §2, incident rows): which provider
+ * What the incident detectors share (docs/health.md "Sources", incident rows): which provider
  * events count as an impact, accelerations derived from consecutive speed samples (Traccar's
  * BehaviorEventHandler), and the harsh-driving detector that braking and acceleration are built
- * from. Thresholds are the research table's light-duty defaults; sources there (those the history
- * report shares are in src/domain/incidents.ts).
+ * from. Thresholds are the light-duty defaults of docs/health.md "Sources" (those the
+ * history report shares are in src/domain/incidents.ts).
  */
 import { impactG, impactWindowMs } from '../domain/incidents.js';
 import type { AlertSeverity } from '../domain/vehicle.js';
@@ -14,7 +14,7 @@ import { freshEvents, freshSamples, type Watermarks } from './fresh.js';
 import type { MonitoringKind } from './kinds.js';
 import type { Detection, Detector, EventSample } from './types.js';
 
-/** Standard gravity as the research table counts it, m/s². */
+/** Standard gravity as those sources count it, m/s². */
 const gMps2 = 9.81;
 /** Comparisons of derived g values tolerate float error, so a change exactly on a threshold counts. */
 export const epsilonG = 1e-9;

@@ -1,7 +1,7 @@
 /**
- * The monitoring event catalogue of spec/001 ("Events"): 20 kinds in five groups, which tier
+ * The monitoring event catalogue (docs/monitoring.md "Event kinds"): 20 kinds in five groups, which tier
  * covers which kinds, the two aliases the spec's examples use, and the subscription options with
- * their defaults (DESIGN §11). Pure data; the detectors (src/monitoring/detectors/) and the API
+ * their defaults (docs/monitoring.md). Pure data; the detectors (src/monitoring/detectors/) and the API
  * both read it from here.
  */
 
@@ -35,7 +35,7 @@ export const monitoringTiers = ['basic', 'standard', 'premium'] as const;
 export type MonitoringTier = (typeof monitoringTiers)[number];
 
 /**
- * What each tier covers (DESIGN §11): basic = the Maintenance alerts group plus `maintenance_due`;
+ * What each tier covers (docs/monitoring.md): basic = the Maintenance alerts group plus `maintenance_due`;
  * standard = basic plus the System warnings group; premium = all 20 kinds.
  */
 export const tierKinds: Readonly<Record<MonitoringTier, readonly MonitoringKind[]>> = {
@@ -44,7 +44,7 @@ export const tierKinds: Readonly<Record<MonitoringTier, readonly MonitoringKind[
   premium: monitoringKinds,
 };
 
-/** How long each tier keeps its events and deliveries, days (spec/001 Monitoring tiers). */
+/** How long each tier keeps its events and deliveries, days (docs/monitoring.md "Retention and metering"). */
 export const tierRetentionDays: Readonly<Record<MonitoringTier, number>> = { basic: 30, standard: 90, premium: 365 };
 
 /** Kinds the spec's subscription examples use that the group list does not contain. */
@@ -59,7 +59,7 @@ export function canonicalKind(name: string): MonitoringKind | null {
   return kindAliases[name] ?? null;
 }
 
-/** Per-subscription options (all optional in the request; DESIGN §11). */
+/** Per-subscription options (all optional in the request; docs/monitoring.md). */
 export interface MonitoringOptions {
   /** `speed_limit_exceeded` fires above this speed, km/h. Default 120. */
   speedLimitKph: number;
@@ -81,7 +81,7 @@ export const defaultMonitoringOptions: MonitoringOptions = {
   geofenceIds: null,
 };
 
-/** The options as stored and answered (snake_case, DESIGN §11), defaults filled in. */
+/** The options as stored and answered (snake_case, docs/monitoring.md), defaults filled in. */
 export interface StoredMonitoringOptions {
   speed_limit_kph?: number;
   idle_minutes?: number;

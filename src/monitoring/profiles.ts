@@ -1,6 +1,6 @@
 /**
- * What each kind's webhook body says beyond the detection (spec/001 "Monitoring event", DESIGN
- * §11): `details.type` (the kind's group), `details.estimated_cost` and `actions` by severity.
+ * What each kind's webhook body says beyond the detection (docs/monitoring.md
+ * "Details and actions"): `details.type` (the kind's group), `details.estimated_cost` and `actions` by severity.
  * The table is documented in docs/monitoring.md ("Event kinds").
  *
  * Costs are indicative US ranges for parts and labour, in USD, for a light-duty vehicle: a fleet

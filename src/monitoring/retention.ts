@@ -1,5 +1,5 @@
 /**
- * Retention by tier (spec/001 Monitoring tiers, DESIGN §11): events older than 30, 90 or 365 days
+ * Retention by tier (docs/monitoring.md): events older than 30, 90 or 365 days
  * (basic, standard, premium) are deleted with their deliveries and attempts. Run hourly by
  * `maintenance.purge-monitoring`, in batches (src/db/batched-delete.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The monitoring detector contract (spec/001 monitoring, DESIGN §11). A detector is a pure
+ * The monitoring detector contract (docs/monitoring.md). A detector is a pure
  * function of (previous state, new input, subscription options, now) → (new state, detections),
  * the same shape as the health rules (src/health/types.ts). No I/O and no clock.
  *
@@ -88,8 +88,8 @@ export interface Detector<S> {
 }
 
 /**
- * The webhook body (spec/001 "Monitoring event" plus the additive `event_id`, `subscription_id`,
- * `occurred_at`; DESIGN §11). Built once per event and stored as the exact bytes sent on every
+ * The webhook body (the contract's monitoring event plus the additive `event_id`, `subscription_id`,
+ * `occurred_at`; docs/monitoring.md). Built once per event and stored as the exact bytes sent on every
  * attempt.
  */
 export interface MonitoringEventBody {

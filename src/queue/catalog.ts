@@ -32,7 +32,7 @@ function job<Q extends QueueName, S extends TSchema>(definition: JobDefinition<Q
 
 const minute = 60_000;
 
-// Finished jobs are trimmed so Redis memory stays bounded (research/pipeline-perf.md §2).
+// Finished jobs are trimmed so Redis memory stays bounded (docs/performance.md).
 const retention = { removeOnComplete: { count: 1000 }, removeOnFail: { count: 10_000 } };
 
 const empty = Type.Object({}, { additionalProperties: false });
@@ -152,7 +152,7 @@ export const jobCatalog = {
   }),
   /**
    * One turn of a subscription's delivery lane: claims its oldest pending core deliveries and
-   * makes their one attempt each (spec/000: deliveries are not retried). Deduplicated per
+   * makes their one attempt each (core deliveries are not retried: docs/webhooks.md). Deduplicated per
    * subscription (one running, one waiting); a turn that runs twice sends nothing twice, because
    * deliveries are claimed and their sends marked started before they go out.
    */

@@ -1,5 +1,5 @@
 /**
- * A run as the public API and the run webhooks show it (spec/000 Run). The API's response schema
+ * A run as the public API and the run webhooks show it (docs/api.md "Resources"). The API's response schema
  * (src/api/schemas/run.ts) checks this shape where routes answer with it.
  */
 import { schedulingStatusOf, type RunRecord } from '../domain/run.js';

@@ -15,7 +15,7 @@ import { AppError } from '../errors.js';
 const cost = { N: 2 ** 15, r: 8, p: 1 } as const;
 const saltBytes = 16;
 const keyBytes = 64;
-/** The shortest password the operator API accepts (DESIGN §5). */
+/** The shortest password the operator API accepts (docs/operator-api.md). */
 export const minPasswordLength = 12;
 
 /** scrypt needs 128 * N * r bytes; Node's default ceiling (32 MiB) is exactly that, so leave headroom. */

@@ -1,5 +1,5 @@
 /**
- * Metering of the paid calls (DESIGN §11, docs/pricing.md): each successful report or
+ * Metering of the paid calls (docs/pricing.md): each successful report or
  * verification is billed once, in the transaction that stores its answer under the caller's
  * Idempotency-Key; failed, refused and rate-limited calls never reach it.
  *
@@ -25,7 +25,7 @@ import { AppError } from '../errors.js';
 import { monthFirstDay, monthOf } from './months.js';
 import { unitPriceMicros } from './pricing.js';
 
-/** How long a key's answer is kept (DESIGN §11: 24 hours). */
+/** How long a key's answer is kept (docs/pricing.md: 24 hours). */
 export const idempotencyKeepSeconds = 24 * 60 * 60;
 /** Longer than any report takes to build; a claim this old without an answer is abandoned. */
 export const staleClaimSeconds = 120;

@@ -1,5 +1,5 @@
 /**
- * Prices of the paid interfaces (spec/001 Limits, DESIGN §11) as one table, and the pure function
+ * Prices of the paid interfaces (docs/pricing.md) as one table, and the pure function
  * that prices a month of one product. Money is integer micro-dollars (1 USD = 1,000,000) until it
  * is shown: every list price is whole cents and every discount a whole percent, so each unit's
  * discounted price is exact in micro-dollars and sums never drift.

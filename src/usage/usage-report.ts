@@ -1,5 +1,5 @@
 /**
- * The usage of one company in one UTC month (GET /v1/usage, DESIGN §11; the console's Usage page):
+ * The usage of one company in one UTC month (GET /v1/usage, docs/pricing.md; the console's Usage page):
  * per product the quantity, gross, discount and net with one line per tier, plus (additive) the
  * current discount band, units to the next, a month-end projection, and the daily counts of the
  * metered calls for a chart. Money is USD rounded to cents (src/usage/pricing.ts).

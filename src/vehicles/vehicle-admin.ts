@@ -21,7 +21,7 @@ export interface VehicleAttributes {
 
 /**
  * The link state of a vehicle that has no odometer from its provider yet: `no_reading` when it has
- * a provider, null when it is tracked by hand (spec/000 LinkBroken).
+ * a provider, null when it is tracked by hand (docs/api.md "Resources").
  */
 export function linkBrokenWithoutReadings(telematicsProvider: string | null): LinkBroken | null {
   return telematicsProvider ? { reason: 'no_reading', since: null, tracker_km: null } : null;

@@ -1,12 +1,12 @@
 /**
- * POST /admin/v1/vehicles/:id/transfer (DESIGN §5): the vehicle moves to another company at `at`
+ * POST /admin/v1/vehicles/:id/transfer (docs/operator-api.md): the vehicle moves to another company at `at`
  * (default now). The old span of vehicle_ownerships ends and a new one starts at the same instant;
  * the vehicle's readings, rollups and service records stay with it (the history report follows
  * the VIN). What tied the vehicle to the old company is let go (db/ownership.ts), and the old
  * company's monitoring subscriptions on it end. An open run belongs to the old company's work, so
  * it must be completed or dismissed first.
  *
- * The new owner sees the vehicle's data only from `at` on (DESIGN §11, docs/ownership.md): the
+ * The new owner sees the vehicle's data only from `at` on (docs/ownership.md): the
  * latest state and the read model keep the odometer and what was taken from `at` on, and the
  * health state restarts from the link state (the trusted odometer) and is evaluated over the new
  * span, all in this transaction. Every later read (live detectors, dry run, `signals`) starts at

@@ -1,5 +1,5 @@
 /**
- * How far an instant verification's odometer can be trusted (DESIGN §11, docs/verification.md):
+ * How far an instant verification's odometer can be trusted (docs/verification.md):
  * a pure function of where the value came from, the tracker link's state and the value's age.
  * A broken link is never high; the first row that matches decides:
  *
@@ -14,8 +14,8 @@
  * | 7 | telematics ECU odometer within 24 hours, link healthy            | high       |
  * | 8 | any other telematics value (GPS-derived, or 1 to 7 days old)     | medium     |
  *
- * The 7 days are the stale-odometer limit of spec/000 (a tracker silent that long is broken);
- * research/history-verify.md §2 puts self-reported and year-old values at low.
+ * The 7 days are the stale-odometer limit of `link_broken` (a tracker silent that long is broken);
+ * self-reported and year-old values are low (docs/verification.md).
  */
 import type { LinkBrokenReason } from '../domain/vehicle.js';
 import { msPerDay } from '../domain/units.js';

@@ -1,5 +1,5 @@
 /**
- * The instant verification answer (spec/001 "Verification", DESIGN §11) as a pure function of the
+ * The instant verification answer (docs/verification.md) as a pure function of the
  * vehicle's read model. Levels nest: basic = odometer and location; standard adds condition;
  * premium adds diagnostics. A section the level does not include is absent (the spec's level
  * contents), and a value the vehicle never reported is null: nothing is invented, the address
@@ -106,7 +106,7 @@ function location(vehicle: VehicleRecord): Verification['location'] {
   };
 }
 
-/** Resting-voltage bands of research/health-rules.md (the health rules' defaults, 12 V system). */
+/** Resting-voltage bands of docs/health.md "Sources" (the health rules' defaults, 12 V system). */
 function batteryHealth(volts: number | null): NonNullable<Verification['condition']>['battery_health'] {
   if (volts === null) return 'unknown';
   const { nominalVolts, restingLowVolts, restingCriticalVolts } = defaultHealthConfig.battery;

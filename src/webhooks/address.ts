@@ -1,5 +1,5 @@
 /**
- * Flat one-line address ↔ parts, for the webhook service_location (spec/000 "Rules for service_location").
+ * Flat one-line address ↔ parts, for the webhook service_location (docs/webhooks.md "service_location").
  * The split is conservative: a part is filled only when the line follows a format we recognise (US, CA,
  * GB, DE) and the part sits where that format puts it; everything else stays null, never guessed.
  *

@@ -1,9 +1,9 @@
 /**
- * Core (spec/000) deliveries, one lane turn at a time (docs/webhooks.md "Lanes, fair sharing and
+ * Core (docs/api.md) deliveries, one lane turn at a time (docs/webhooks.md "Lanes, fair sharing and
  * crashes"): claim a subscription's oldest pending deliveries as their sends start, sign the
  * exact bytes that are sent with `Service-Signature: t=<unix>,v1=<hex>`, make each one's single
  * attempt through the SSRF-guarded client, and record the attempts. No retry, whatever the
- * outcome (spec/000 Events, rule 2).
+ * outcome (docs/webhooks.md).
  *
  * A delivery is claimed only by a sender about to send it, so the claim is the record that its
  * send started, and a worker that dies leaves claimed exactly the sends it had started. Claims

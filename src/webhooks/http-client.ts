@@ -1,5 +1,5 @@
 /**
- * One webhook POST, guarded and bounded (DESIGN §8, research/webhooks.md §5 and §9):
+ * One webhook POST, guarded and bounded (docs/webhooks.md, docs/webhooks.md "Sources"):
  * - SSRF: the address is checked inside the socket's `lookup`, and the address returned there is
  *   the one dialled, so a second DNS answer cannot swap in 127.0.0.1 (no rebinding window). IP
  *   literals skip `lookup` in Node, so they are checked before the request; every socket, fresh

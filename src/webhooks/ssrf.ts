@@ -1,7 +1,7 @@
 /**
  * The SSRF guard of webhook delivery: may the worker open a connection to this IP address?
  * Pure. The HTTP client calls it on the address it is about to dial (after DNS, inside the
- * socket's lookup), so the address checked is the address connected to (research/webhooks.md §5).
+ * socket's lookup), so the address checked is the address connected to (docs/webhooks.md "Sources").
  *
  * The rule is a deny list of every special-purpose range an attacker could aim at (loopback,
  * private, link-local, cloud metadata, CGNAT, …), plus, for IPv6, everything outside 2000::/3:

@@ -60,7 +60,7 @@ function parseServiceSignature(header: string): { timestamp: number; signatures:
   return { timestamp, signatures };
 }
 
-/** Verifies a core `Service-Signature` header against the raw request body (spec/000 Authentication). */
+/** Verifies a core `Service-Signature` header against the raw request body (docs/webhooks.md). */
 export function verifyServiceSignature(
   header: string | undefined,
   rawBody: Buffer | string,
@@ -88,7 +88,7 @@ export type MonitoringSignatureResult = { ok: true } | { ok: false; reason: 'mis
 
 /**
  * Verifies a monitoring `X-Service-Signature: sha256=<hex>` header against the raw request body
- * (spec/001 Authentication). There is no timestamp to age: a monitoring body is byte-identical on
+ * (docs/api.md "Webhooks"). There is no timestamp to age: a monitoring body is byte-identical on
  * every attempt, so receivers drop repeats by `event_id` instead.
  */
 export function verifyMonitoringSignature(

@@ -1,5 +1,5 @@
 /**
- * The webhook payload of run events (spec/000 "Webhook run payload"): every Run field unchanged,
+ * The webhook payload of run events (docs/webhooks.md "Envelope and payload"): every Run field unchanged,
  * plus owner_company, service_location (always present), customer.id / first_name / last_name
  * and appointment.external_id (= the run id). Pure: the outbox loads the inputs.
  */
@@ -8,7 +8,7 @@ import type { ServiceLocationRecord } from '../db/service-locations.js';
 import type { DispatchProposal, RunEventKind } from '../domain/run.js';
 import { assembleAddress, splitAddress, type AddressParts } from './address.js';
 
-/** Changes when the envelope shape or the signing scheme changes (spec/000 Versioning). */
+/** Changes when the envelope shape or the signing scheme changes (docs/api.md "Versioning"). */
 export const webhookApiVersion = '2026-11-01';
 
 export type ServiceLocationSource = 'run' | 'vehicle_home' | 'learned' | 'legacy';

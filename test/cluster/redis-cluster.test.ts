@@ -5,6 +5,10 @@
  * same files also run against a single Redis in the main run.
  */
 import { execFile, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
@@ -13,8 +17,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const script = `${root}scripts/redis-cluster.sh`;
-// Far from the ports other tests take from the kernel (those are ephemeral, above 32768).
-const firstPort = 7301;
+
+/** Whether 127.0.0.1:port can be bound now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Three free ports in a row whose cluster bus ports (10000 above) are free too, drawn at random
+ * below the kernel's ephemeral range (from 32768), so two runs on one machine rarely meet; when
+ * they do, the script refuses a port it does not own and the cluster starts again elsewhere.
+ */
+async function freeFirstPort(): Promise<number> {
+  for (;;) {
+    const first = 20_000 + Math.floor(Math.random() * 2_000);
+    const ports = [0, 1, 2].flatMap((i) => [first + i, first + i + 10_000]);
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return first;
+  }
+}
+
+let firstPort = 0;
+let dir = '';
 
 /** The suites that drive queues and workers end to end. */
 const suites = [
@@ -35,10 +62,20 @@ const suites = [
 
 describe('Redis Cluster (three masters)', () => {
   beforeAll(async () => {
-    await run(script, ['start', String(firstPort)]);
+    dir = await mkdtemp(join(tmpdir(), 'fleet-redis-cluster-'));
+    for (let attempt = 1; ; attempt++) {
+      firstPort = await freeFirstPort();
+      try {
+        await run(script, ['start', String(firstPort), dir]);
+        return;
+      } catch (error) {
+        // Exit 3: a port was taken between the check and the start.
+        if ((error as { code?: number }).code !== 3 || attempt === 5) throw error;
+      }
+    }
   }, 60_000);
   afterAll(async () => {
-    await run(script, ['stop', String(firstPort)]);
+    await run(script, ['stop', String(firstPort), dir]);
   });
 
   it('is a cluster whose slots are spread over three masters', async () => {

@@ -8,9 +8,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** A fresh database name carrying this run's id, so that only this run drops it (test/helpers/global-setup.ts). */
+export function testDatabaseName(): string {
+  return `fleet_t_${inject('testRunId')}_${randomBytes(4).toString('hex')}`;
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const base = inject('postgresUrl');
-  const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName();
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {

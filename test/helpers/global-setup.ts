@@ -3,7 +3,7 @@
  * else testcontainers when a Docker engine is available), and build a migrated template database
  * that every test file clones (test/helpers/database.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
@@ -17,6 +17,8 @@ declare module 'vitest' {
     redisUrl: string;
     /** REDIS_CLUSTER=true: redisUrl is a seed node of a Redis Cluster (test/cluster). */
     redisCluster: boolean;
+    /** This run's id, in the name of every database it creates (see dropAbandoned). */
+    testRunId: string;
   }
 }
 
@@ -84,18 +86,61 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** Drops databases left by test runs that died more than an hour ago. */
+/**
+ * Test databases are named `fleet_t_<run id>_<random>` (test/helpers/database.ts). A run holds a
+ * session advisory lock on its id for as long as it lives, on a connection of its own, so another
+ * run can prove it dead: Postgres frees the lock when that connection ends, including when the
+ * process is killed, on whatever machine it ran. A run drops its own databases at teardown, and
+ * those of runs whose lock is free when it starts; a live run's databases are never touched.
+ * Names from before run ids (`fleet_t_<unix seconds>_…`) have no lock: an hour's age decides.
+ */
+const runLockSpace = 0x666c7474; // 'fltt': the first key of the two-key advisory locks of test runs
+
+function runLockKey(runId: string): number {
+  return Number.parseInt(runId.slice(1), 16) | 0;
+}
+
+async function dropDatabases(admin: pg.Client, names: string[]): Promise<void> {
+  for (const name of names) {
+    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`).catch(() => {});
+  }
+}
+
 async function dropAbandoned(admin: pg.Client): Promise<void> {
   const { rows } = await admin.query<{ datname: string }>(
     `SELECT datname FROM pg_database WHERE datname LIKE 'fleet_t\\_%'`,
   );
+  const byRun = new Map<string, string[]>();
   const cutoff = Math.floor(Date.now() / 1000) - 3600;
+  const legacy: string[] = [];
   for (const { datname } of rows) {
-    const created = Number(datname.split('_')[2]);
-    if (Number.isFinite(created) && created < cutoff) {
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`).catch(() => {});
-    }
+    const runId = datname.split('_')[2] ?? '';
+    if (/^r[0-9a-f]{8}$/.test(runId)) byRun.set(runId, [...(byRun.get(runId) ?? []), datname]);
+    else if (Number(runId) < cutoff) legacy.push(datname);
   }
+  for (const [runId, names] of byRun) {
+    const { rows: free } = await admin.query<{ dead: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS dead', [
+      runLockSpace,
+      runLockKey(runId),
+    ]);
+    if (!free[0]!.dead) continue;
+    await dropDatabases(admin, names);
+    await admin.query('SELECT pg_advisory_unlock($1, $2)', [runLockSpace, runLockKey(runId)]);
+  }
+  await dropDatabases(admin, legacy);
+}
+
+/**
+ * Takes this run's lock on a connection held until teardown. The id starts with a letter so that
+ * the hour rule of older checkouts, which read that field as a number, never matches it.
+ */
+async function holdRunLock(postgresUrl: string): Promise<{ runId: string; release(): Promise<void> }> {
+  const runId = `r${randomBytes(4).toString('hex')}`;
+  const holder = new pg.Client({ connectionString: postgresUrl, application_name: `fleet test run ${runId}` });
+  holder.on('error', () => {}); // a lost connection frees the lock: the next run may then drop ours
+  await holder.connect();
+  await holder.query('SELECT pg_advisory_lock($1, $2)', [runLockSpace, runLockKey(runId)]);
+  return { runId, release: () => holder.end() };
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -111,13 +156,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     .digest('hex')
     .slice(0, 12);
   const templateDatabase = `fleet_tpl_${digest}`;
+  const run = await holdRunLock(postgresUrl);
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
   try {
     await dropAbandoned(admin);
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [templateDatabase]);
     if (!exists.rowCount) {
-      const building = `${templateDatabase}_build_${process.pid}`;
+      const building = `${templateDatabase}_build_${run.runId}`;
       await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(building)}`);
       const pool = new pg.Pool({ connectionString: withDatabase(postgresUrl, building), max: 1 });
       await migrate(pool, createLogger('silent'), migrations);
@@ -135,7 +181,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('templateDatabase', templateDatabase);
   project.provide('redisUrl', redisUrl);
   project.provide('redisCluster', process.env.REDIS_CLUSTER === 'true');
+  project.provide('testRunId', run.runId);
   return async () => {
+    // What a file left behind (a crash before its afterAll): only this run's databases.
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ datname: string }>(
+        'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+        [`fleet_t_${run.runId}_`],
+      );
+      await dropDatabases(
+        admin,
+        rows.map((r) => r.datname),
+      );
+    } finally {
+      await admin.end();
+    }
+    await run.release();
     for (const close of stop) await close();
   };
 }

@@ -108,6 +108,47 @@ describe('vehicles', () => {
   });
 });
 
+describe('service entries', () => {
+  it("lists a vehicle's entries newest first, in miles, and only that vehicle's; 404 for an unknown vehicle", async () => {
+    const vehicle = await t.createVehicle(acme.id);
+    const neighbour = await t.createVehicle(acme.id);
+    const record = async (vehicleId: string, body: Record<string, unknown>) => {
+      const response = await t.admin('POST', `/vehicles/${vehicleId}/service-entries`, body);
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json().data;
+    };
+    const older = await record(vehicle.id, {
+      type: 'oil_change',
+      performed_at: '2026-03-01T08:00:00Z',
+      odometer_miles: 41_250.5,
+      notes: 'synthetic 5W-30',
+    });
+    const newer = await record(vehicle.id, { type: 'tire_rotation', performed_at: '2026-09-15T14:30:00Z' });
+    await record(neighbour.id, { type: 'oil_change', performed_at: '2026-10-01T08:00:00Z' });
+
+    const listed = await t.admin('GET', `/vehicles/${vehicle.id}/service-entries`);
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().data).toEqual([newer, older]);
+    expect(older).toEqual({
+      id: expect.any(String),
+      vehicle_id: vehicle.id,
+      type: 'oil_change',
+      performed_at: '2026-03-01T08:00:00.000Z',
+      odometer_miles: 41_250.5,
+      notes: 'synthetic 5W-30',
+      created_at: expect.any(String),
+    });
+    expect(newer).toMatchObject({ odometer_miles: null, notes: null });
+
+    expect((await t.admin('GET', '/vehicles/00000000-0000-4000-8000-000000000000/service-entries')).statusCode).toBe(
+      404,
+    );
+    expect((await t.admin('GET', '/vehicles/nope/service-entries')).statusCode).toBe(404);
+    const anonymous = await t.app.inject({ method: 'GET', url: `/admin/v1/vehicles/${vehicle.id}/service-entries` });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
+
 describe('service requests', () => {
   it('creates a run (201) and folds a second request for the same vehicle into it (200)', async () => {
     const vehicle = await t.createVehicle(acme.id);

@@ -1,5 +1,5 @@
 /**
- * The console's sign-in limit under concurrency (DESIGN §12, docs/console.md): attempts are
+ * The console's sign-in limit under concurrency (docs/console.md): attempts are
  * reserved in Redis before the password is checked, so a burst gets at most the limit of checks,
  * and the scrypt work queued at once is bounded. Real app (inject), real Postgres and Redis;
  * client addresses through X-Forwarded-For (TRUST_PROXY).

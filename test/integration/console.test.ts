@@ -1,7 +1,7 @@
 /**
  * The developer console in a real browser (Debian's Chromium through playwright-core) against
  * the real app on loopback, with real Postgres, Redis and webhook workers. Role and label
- * locators only (DESIGN §12 names). One browser for the file; each flow gets its own context
+ * locators only (the names docs/console.md uses). One browser for the file; each flow gets its own context
  * (its own cookies). With CONSOLE_SCREENSHOTS=1 the tour saves docs/images/console-<page>.png.
  */
 import { readFileSync } from 'node:fs';
@@ -592,6 +592,64 @@ describe('developer console', () => {
     await card.getByRole('row', { name: /^check_engine_light succeeded 5 HTTP 200/ }).waitFor({ timeout: 15_000 });
     expect(await card.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     await shoot(page, 'monitoring');
+
+    // The live region's fragment: the subscription's deliveries as table rows, by the same filter.
+    const fragment = async (query: string) => {
+      const response = await page.request.get(`/console/monitoring/${subscription.id}/deliveries${query}`);
+      expect(response.status(), query).toBe(200);
+      expect(response.headers()['content-type']).toMatch(/^text\/html/);
+      return response.text();
+    };
+    const all = await fragment('');
+    expect(all).toMatch(/<th scope="row">check_engine_light<\/th>/);
+    expect(all).toMatch(/<th scope="row">maintenance_due<\/th>/);
+    expect(await fragment('?status=failed')).toContain('No failed deliveries.');
+  });
+
+  it("isolates tenants in monitoring: another company's deliveries fragment and Retry answer 404", async () => {
+    const subscribed = await v1(t, 'POST', '/runs/subscribe', other.key, {
+      vehicle_id: other.vehicleId,
+      webhook_url: `${receiver.url}/other-monitoring`,
+      events: ['check_engine_light'],
+    });
+    expect(subscribed.statusCode).toBe(201);
+    const subscription = { id: subscribed.json().data.id, companyId: other.companyId, vehicleId: other.vehicleId };
+    const delivery = await insertDelivery(t, subscription, {
+      kind: 'check_engine_light',
+      status: 'failed',
+      createdAt: new Date(Date.now() - 10 * 60_000),
+      attempts: [{ at: new Date(Date.now() - 10 * 60_000), statusCode: 503 }],
+    });
+    const fragmentPath = `/console/monitoring/${subscription.id}/deliveries`;
+
+    // Its owner sees the delivery.
+    const owner = await newPage();
+    await signIn(owner, other.email);
+    await owner.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const own = await owner.request.get(fragmentPath);
+    expect(own.status()).toBe(200);
+    expect(await own.text()).toMatch(/<th scope="row">check_engine_light<\/th>/);
+
+    const page = await newPage();
+    await signIn(page, acme.email);
+    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    for (const path of [fragmentPath, '/console/monitoring/00000000-0000-4000-8000-000000000000/deliveries']) {
+      const response = await page.request.get(path);
+      expect(response.status(), path).toBe(404);
+      expect(await response.text()).not.toContain('check_engine_light');
+    }
+    const retry = await page.request.post(`/console/monitoring/deliveries/${delivery.id}/retry`, {
+      headers: { origin: base },
+      form: { _csrf: await page.locator('input[name=_csrf]').first().inputValue() },
+    });
+    expect(retry.status()).toBe(404);
+    const attempts = await t.pool.query(`SELECT count(*)::int AS n FROM monitoring_attempts WHERE delivery_id = $1`, [
+      delivery.id,
+    ]);
+    expect(attempts.rows[0].n).toBe(1);
+    await page.goto('/console/monitoring');
+    await page.getByRole('heading', { level: 1, name: 'Monitoring' }).waitFor();
+    expect(await page.content()).not.toContain(`${receiver.url}/other-monitoring`);
   });
 
   it("shows this month's usage per product with the discount tier, the projection and a daily chart", async () => {

@@ -61,20 +61,34 @@ describe('Postgres timeouts', () => {
   });
 
   it('a transaction left idle past the timeout is ended by Postgres, its locks freed, and the process survives', async () => {
+    let stuckPid = 0;
+    let resume = () => {};
     const stuck = withTransaction(t.pool, async (tx) => {
+      stuckPid = (await tx.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       await tx.query('SELECT id FROM vehicles FOR UPDATE');
-      // Holds the lock while waiting on something else, well past the idle-in-transaction timeout.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      // Holds the lock while waiting on something else, until Postgres has ended the session.
+      await new Promise<void>((resolve) => (resume = resolve));
       await tx.query('SELECT 1');
     });
     const outcome = stuck.then(
       () => 'committed',
       (error: Error) => error.message,
     );
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Idle in transaction with the row locked, then gone once the timeout (1.5 s) has passed.
+    const session = async () =>
+      (
+        await t.pool.query(
+          `SELECT a.state, EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.relation = 'vehicles'::regclass) AS locks
+           FROM pg_stat_activity a WHERE a.pid = $1`,
+          [stuckPid],
+        )
+      ).rows[0] ?? null;
+    await expect.poll(session, { timeout: 5000, interval: 20 }).toEqual({ state: 'idle in transaction', locks: true });
+    await expect.poll(session, { timeout: 5000, interval: 50 }).toBeNull();
     // Postgres ended the idle session: the row lock is free while the transaction still waits.
     const { rows } = await t.pool.query('SELECT id FROM vehicles FOR UPDATE NOWAIT');
     expect(rows).toHaveLength(1);
+    resume();
     expect(await outcome).not.toBe('committed');
     expect((await t.api('GET', '/vehicles', acme.key)).statusCode).toBe(200);
   });

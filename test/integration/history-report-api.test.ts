@@ -1,5 +1,5 @@
 /**
- * POST /v1/history/report over HTTP (DESIGN §11): any company may ask for any known VIN (the
+ * POST /v1/history/report over HTTP (docs/history-report.md): any company may ask for any known VIN (the
  * report names no owner), sections null outside the tier, JSON or PDF by `format` or Accept, the
  * PDF streamed and billed, an Idempotency-Key replaying the very PDF bytes, and refusals
  * (bad VIN naming its rule, unknown VIN) never billed.

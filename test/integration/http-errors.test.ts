@@ -5,12 +5,14 @@ import { readMigrations } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { midMinuteClock } from '../helpers/clock.js';
 
 let t: TestApp;
 let acme: { id: string; key: string };
 
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '5', BODY_LIMIT_BYTES: '2048' });
+  // The per-key limit test counts exact answers in one rate-limit window.
+  t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '5', BODY_LIMIT_BYTES: '2048' }, midMinuteClock());
   acme = await t.createCompany();
 });
 afterAll(() => t.close());

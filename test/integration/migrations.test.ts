@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { ensureDatabase, migrate, pendingMigrations, readMigrations } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { ensureReadingPartitions } from '../../src/db/readings.js';
 import { createLogger } from '../../src/log.js';
+import { testDatabaseName } from '../helpers/database.js';
 
 const log = createLogger('silent');
 
@@ -23,7 +23,7 @@ async function dropDatabase(name: string) {
 
 describe('migrations', () => {
   it('creates a missing database once, then migrates it exactly once under concurrent start-ups', async () => {
-    const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const name = testDatabaseName();
     const url = databaseUrl(name);
     try {
       const created = await Promise.all([ensureDatabase(url), ensureDatabase(url), ensureDatabase(url)]);
@@ -42,7 +42,7 @@ describe('migrations', () => {
   });
 
   it('a failing migration rolls back completely and is not recorded', async () => {
-    const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const name = testDatabaseName();
     const url = databaseUrl(name);
     await ensureDatabase(url);
     const pool = createPool(url, 1, log);
@@ -60,7 +60,7 @@ describe('migrations', () => {
   });
 
   it('creates monthly readings partitions ahead of time and routes rows into them', async () => {
-    const name = `fleet_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const name = testDatabaseName();
     const url = databaseUrl(name);
     await ensureDatabase(url);
     const pool = createPool(url, 1, log);

@@ -1,5 +1,5 @@
 /**
- * The monitoring API under /v1 (spec/001, DESIGN §11): subscribe (tiers, aliases, options, the
+ * The monitoring API under /v1 (docs/monitoring.md): subscribe (tiers, aliases, options, the
  * secret once and encrypted, the webhook URL rules), list/get/delete, geofences, the deliveries
  * read side and endpoint health, caps, tenant isolation of every route, and the shared
  * authentication and rate limit of the two public bases.
@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptSecret } from '../../src/security/secrets.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { midMinuteClock } from '../helpers/clock.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 
 let t: TestApp;
@@ -67,7 +68,7 @@ function fieldsOf(response: { json(): any }): string[] {
 }
 
 describe('subscribe', () => {
-  it('answers exactly the DESIGN §11 shape: tier standard by default, options with defaults, the secret once', async () => {
+  it('answers exactly the docs/monitoring.md shape: tier standard by default, options with defaults, the secret once', async () => {
     const company = await freshCompany('Shape');
     const created = await subscribe(company.key, {
       vehicle_id: company.vehicle,
@@ -925,7 +926,8 @@ describe('the /v1 base', () => {
 describe('shared authentication and rate limit', () => {
   let limited: TestApp;
   beforeAll(async () => {
-    limited = await createTestApp({ RATE_LIMIT_PER_MINUTE: '3' });
+    // Three requests and a refusal in one rate-limit window.
+    limited = await createTestApp({ RATE_LIMIT_PER_MINUTE: '3' }, midMinuteClock());
   });
   afterAll(() => limited.close());
 

@@ -1,5 +1,5 @@
 /**
- * "Premium covers all events plus predictions" (spec/001, DESIGN §11) through the real pipeline:
+ * "Premium covers all events plus predictions" (docs/monitoring.md) through the real pipeline:
  * signed generic pushes → ingest → health evaluation with the monitoring stage → stored event
  * bodies → deliveries to a real receiver on 127.0.0.1. A premium subscription's body carries the
  * vehicle's forecasts, the same texts as the history report's predictive_insights; basic and

@@ -1,5 +1,5 @@
 /**
- * Ownership boundaries (DESIGN §11, docs/ownership.md), end to end on real Postgres and Redis: a
+ * Ownership boundaries (docs/ownership.md), end to end on real Postgres and Redis: a
  * vehicle drives, speeds, brakes hard and reports a weak battery and an engine code for its first
  * owner; it is transferred through the operator API; then the new owner's `signals`, instant
  * verification, console pages, dry run, live monitoring and deliveries show nothing of the first

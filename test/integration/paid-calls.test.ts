@@ -1,5 +1,5 @@
 /**
- * The paid interfaces end to end (DESIGN §11): instant verification by level with its odometer
+ * The paid interfaces end to end (docs/pricing.md): instant verification by level with its odometer
  * confidence, tenant isolation, VIN refusals naming their rule, idempotent billing (replay,
  * reuse, a running duplicate, a dead claim, expiry after 24 hours), failures and refusals never
  * billed, and GET /v1/usage over UTC month boundaries with the monitoring bill.
@@ -378,7 +378,7 @@ describe('GET /v1/usage', () => {
     expect(december.daily).toEqual([{ date: '2026-12-01', history_report: 0, verification: 2 }]);
   });
 
-  it('answers the DESIGN §11 shape with the additive discount tier, next tier and projection', async () => {
+  it('answers the docs/pricing.md shape with the additive discount tier, next tier and projection', async () => {
     const company = await t.createCompany('Shape');
     await t.createVehicle(company.id, { vin });
     clock = new Date('2026-11-11T00:00:00.000Z'); // a third of November gone

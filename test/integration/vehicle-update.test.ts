@@ -152,10 +152,25 @@ describe('PUT /vehicles/{id}', () => {
     const blocker = await t.pool.connect();
     await blocker.query('BEGIN');
     await blocker.query('SELECT id FROM vehicles WHERE id = $1 FOR UPDATE', [slow.id]);
+    const blockerPid = (await blocker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     const waiting = put(slow.id, { name: 'A2' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The PUT is queued behind the row lock before the other write commits.
+    const waitingOnBlocker = async () =>
+      (
+        await t.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [
+          blockerPid,
+        ])
+      ).rows[0].n;
+    await expect.poll(waitingOnBlocker, { timeout: 5000, interval: 5 }).toBe(1);
     const committed = (await put(fast.id, { name: 'B2' })).json().data;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Timestamps travel in milliseconds: the database clock leaves the committed write's one first.
+    const pastCommitted = async () =>
+      (
+        await t.pool.query(`SELECT clock_timestamp() >= $1::timestamptz + interval '1 ms' AS past`, [
+          committed.updated_at,
+        ])
+      ).rows[0].past;
+    await expect.poll(pastCommitted, { timeout: 5000, interval: 1 }).toBe(true);
     await blocker.query('COMMIT');
     blocker.release();
     const late = (await waiting).json().data;

@@ -1,6 +1,6 @@
 /**
  * deliverOnce against real HTTP servers on 127.0.0.1: outcomes, the deadline, the response cap,
- * redirects and the SSRF guard (research/webhooks.md §8–9). Loopback is reachable only because
+ * redirects and the SSRF guard (docs/webhooks.md "Sources"). Loopback is reachable only because
  * each test opens 127.0.0.1/32 explicitly, as WEBHOOK_ALLOW_NETS would.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

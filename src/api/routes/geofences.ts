@@ -1,5 +1,5 @@
 /**
- * Geofences of the caller's company (DESIGN §11), under /v1: polygons and circles that
+ * Geofences of the caller's company (docs/monitoring.md), under /v1: polygons and circles that
  * geo_fence_entry and geo_fence_exit watch. Deleting one a subscription names in
  * options.geofence_ids is allowed: that subscription simply stops watching it. Caps that add up:
  * vertices per fence (geofences.ts), fences per company and vertices per company, both checked

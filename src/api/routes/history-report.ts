@@ -1,5 +1,5 @@
 /**
- * POST /v1/history/report (spec/001, DESIGN §11; docs/history-report.md): the report of any VIN
+ * POST /v1/history/report (docs/history-report.md): the report of any VIN
  * some company's vehicle has, across owners, sections by tier. JSON in the envelope, or a PDF when
  * `format` is "pdf" or the request accepts application/pdf, rendered on the CPU pool's threads
  * (src/cpu-pool/pool.ts) within CPU_TASK_BUDGET_MS. Paid and metered per successful answer; an
@@ -13,6 +13,7 @@ import type { CpuPool } from '../../cpu-pool/pool.js';
 import type { Pool } from '../../db/pool.js';
 import { notFound } from '../../errors.js';
 import { buildHistoryReport } from '../../history/build-report.js';
+import type { HistoryReport as ReportData } from '../../history/types.js';
 import type { Logger } from '../../log.js';
 import { answerPaidCall, PaidHeaders, paidAnswer, paidErrorResponses } from '../paid-call.js';
 import { Envelope, ErrorEnvelope } from '../schemas/common.js';
@@ -28,12 +29,20 @@ function wantsPdf(format: 'json' | 'pdf' | undefined, request: FastifyRequest): 
   return pdf !== -1 && (json === -1 || pdf < json);
 }
 
+/** Turns a report into the PDF bytes streamed to the caller. */
+export type HistoryPdfRenderer = (report: ReportData, companyId: string) => Promise<Readable>;
+
 export const historyReportRoutes: FastifyPluginAsyncTypebox<{
   pool: Pool;
   log: Logger;
   cpuPool: CpuPool;
   now: () => Date;
+  /** Replaces the CPU pool's renderer (tests: a stream that fails mid-way). */
+  renderPdf?: HistoryPdfRenderer | undefined;
 }> = async (app, deps) => {
+  const renderPdf: HistoryPdfRenderer =
+    deps.renderPdf ??
+    (async (report, companyId) => Readable.from([await deps.cpuPool.renderHistoryPdf(report, companyId)]));
   app.post(
     '/history/report',
     {
@@ -63,8 +72,7 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{
           const report = await buildHistoryReport(deps.pool, { vin, tier, reportId: randomUUID(), now: deps.now() });
           if (!report) throw notFound('vehicle with this VIN');
           if (!pdf) return { kind: 'json', data: report };
-          const bytes = await deps.cpuPool.renderHistoryPdf(report, request.principal.companyId);
-          return { kind: 'pdf', stream: Readable.from([bytes]) };
+          return { kind: 'pdf', stream: await renderPdf(report, request.principal.companyId) };
         },
       });
     },

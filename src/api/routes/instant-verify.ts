@@ -1,5 +1,5 @@
 /**
- * POST /v1/instant/verify (spec/001, DESIGN §11; docs/verification.md): the current odometer,
+ * POST /v1/instant/verify (docs/verification.md): the current odometer,
  * location and, by level, condition and diagnostics of one of the caller's own active vehicles,
  * found by VIN (another company's VIN, or an inactive vehicle's, is 404). Paid and metered per
  * successful answer; an Idempotency-Key makes a retry return the same answer unbilled.

@@ -1,5 +1,5 @@
 /**
- * Monitoring delivery actions of the caller's company (DESIGN §11), under /v1: one more attempt of
+ * Monitoring delivery actions of the caller's company (docs/monitoring.md), under /v1: one more attempt of
  * a delivery now, and recover (resend a subscription's failed deliveries since a time). Both
  * answer 202: the attempts are queued and their outcomes appear in the deliveries list. Another
  * company's id answers 404. The logic is src/monitoring/delivery-actions.ts, shared with the console.

@@ -1,5 +1,5 @@
 /**
- * Monitoring subscriptions of the caller's company (spec/001, DESIGN §11), under /v1: subscribe
+ * Monitoring subscriptions of the caller's company (docs/monitoring.md), under /v1: subscribe
  * (the signing secret is returned once), list, get with endpoint health, delete, the deliveries
  * with their attempts, and the dry run over stored history. Manual retry and recover are the
  * delivery pipeline's routes (docs/monitoring.md).

@@ -1,4 +1,4 @@
-/** GET /runs and GET /runs/{run_id} (spec/000). */
+/** GET /runs and GET /runs/{run_id} (docs/api.md). */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Pool } from '../../db/pool.js';

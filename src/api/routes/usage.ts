@@ -1,5 +1,5 @@
 /**
- * GET /v1/usage?month=YYYY-MM (DESIGN §11; docs/pricing.md): what the caller's company used and
+ * GET /v1/usage?month=YYYY-MM (docs/pricing.md): what the caller's company used and
  * owes in a UTC month, priced with the graduated discounts. A month after the current one has no
  * usage yet and is refused.
  */

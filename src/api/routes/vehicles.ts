@@ -1,4 +1,4 @@
-/** GET /vehicles, GET /vehicles/{vehicle_id}, PUT /vehicles/{vehicle_id} (spec/000). */
+/** GET /vehicles, GET /vehicles/{vehicle_id}, PUT /vehicles/{vehicle_id} (docs/api.md). */
 import Type, { type TSchema } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';

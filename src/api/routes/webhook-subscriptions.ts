@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions of the caller's company (DESIGN §4, an extension of spec/000): create
+ * Webhook subscriptions of the caller's company (docs/webhooks.md "Subscriptions API"): create
  * (the signing secret is returned once), list, get, delete, Send test, and delivery attempts.
  */
 import Type from 'typebox';

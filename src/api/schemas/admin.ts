@@ -1,4 +1,4 @@
-/** Schemas of the operator API (DESIGN §5). */
+/** Schemas of the operator API (docs/operator-api.md). */
 import Type, { type Static } from 'typebox';
 import { providerIds } from '../../../providers/types.js';
 import {

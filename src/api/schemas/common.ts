@@ -1,6 +1,6 @@
 /**
  * Shared JSON schemas: the response envelope, meta, the error envelope, paging parameters
- * (spec/000 "Resources and their fields") and the bounds of every input. Responses are serialized
+ * (docs/api.md) and the bounds of every input. Responses are serialized
  * from these schemas, so a field that is not declared here never leaves the server.
  */
 import Type, { type Static, type TSchema } from 'typebox';

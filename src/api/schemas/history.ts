@@ -1,5 +1,5 @@
 /**
- * The history report (spec/001 "History report request" and "History report", DESIGN §11) as
+ * The history report (docs/history-report.md) as
  * src/history/types.ts declares it; sections a tier does not include are null.
  */
 import Type from 'typebox';

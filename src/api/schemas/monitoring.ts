@@ -1,6 +1,6 @@
 /**
- * Schemas of the monitoring API under /v1 (spec/001 "Monitoring subscription request", DESIGN
- * §11): subscriptions, geofences, deliveries with their attempts, endpoint health and dry runs.
+ * Schemas of the monitoring API under /v1 (docs/monitoring.md): subscriptions, geofences,
+ * deliveries with their attempts, endpoint health and dry runs.
  */
 import Type from 'typebox';
 import { attemptsListed, endpointHealthWindow, monitoringDeliveryStatuses } from '../../db/monitoring-deliveries.js';

@@ -1,4 +1,4 @@
-/** GET /v1/usage (DESIGN §11; docs/pricing.md): money in USD as numbers rounded to cents. */
+/** GET /v1/usage (docs/pricing.md): money in USD as numbers rounded to cents. */
 import Type from 'typebox';
 import { products } from '../../usage/pricing.js';
 import { monthPattern } from '../../usage/months.js';

@@ -1,4 +1,4 @@
-/** Instant verification (spec/001 "Verification request" and "Verification", DESIGN §11; docs/verification.md). */
+/** Instant verification (docs/verification.md). */
 import Type from 'typebox';
 import { verificationLevels } from '../../verification/verify.js';
 import { confidences } from '../../verification/confidence.js';

@@ -1,4 +1,4 @@
-/** Monitoring (spec/001): subscriptions with their deliveries, a status filter, endpoint health, Retry. */
+/** Monitoring (docs/monitoring.md): subscriptions with their deliveries, a status filter, endpoint health, Retry. */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-/** Sign-in, sign-out and the console's entry (DESIGN §12). */
+/** Sign-in, sign-out and the console's entry (docs/console.md). */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {

@@ -1,4 +1,4 @@
-/** Webhooks (core, spec/000): subscribe an endpoint to run events, the secret once, Send test, deliveries live. */
+/** Webhooks (docs/webhooks.md): subscribe an endpoint to run events, the secret once, Send test, deliveries live. */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';

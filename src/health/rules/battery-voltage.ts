@@ -1,5 +1,5 @@
 /**
- * Battery voltage (research/health-rules.md §2 `battery_voltage_low`): a low resting voltage with
+ * Battery voltage (docs/health.md "Sources" `battery_voltage_low`): a low resting voltage with
  * the engine off, or a charging fault (below the alternator floor) with it running. Both must hold
  * for a confirmation time, so one sagging reading raises nothing, and the alert clears only after
  * the voltage stayed above the raising threshold plus a margin for `rearmSeconds`.

@@ -1,5 +1,5 @@
 /**
- * Brake lining (research/health-rules.md §2 `brake_wear_detected`; J1939 EBC4 "brake lining
+ * Brake lining (docs/health.md "Sources" `brake_wear_detected`; J1939 EBC4 "brake lining
  * remaining"): at or below `lowPercent`: medium; at or below `criticalPercent`: high. Pads only wear
  * down, so the alert is latched until the lining reads above `rearmPercent`, which only new pads
  * do; a sensor jittering around the threshold raises one alert.

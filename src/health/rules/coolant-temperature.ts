@@ -1,5 +1,5 @@
 /**
- * Coolant temperature (research/health-rules.md §2 `coolant_temperature_high`): overheating while
+ * Coolant temperature (docs/health.md "Sources" `coolant_temperature_high`): overheating while
  * the engine runs. At or above `highC` for `confirmSeconds`: high; at or above `criticalC`: critical
  * at once (a boiling engine cannot wait for confirmation). Latched until the temperature stayed
  * below `highC − rearmMarginC` for `rearmSeconds`.

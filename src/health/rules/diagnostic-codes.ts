@@ -1,5 +1,5 @@
 /**
- * Diagnostic trouble codes (research/health-rules.md §2 `check_engine_light`, `abs_warning`,
+ * Diagnostic trouble codes (docs/health.md "Sources" `check_engine_light`, `abs_warning`,
  * `airbag_warning`, `transmission_fault`): one alert per active code, keyed by the code.
  *
  * - A `dtcs` sample is the vehicle's full list of active codes, so a code missing from it is a

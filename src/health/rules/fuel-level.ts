@@ -1,5 +1,5 @@
 /**
- * Fuel level (research/health-rules.md §2 `fuel_level_low`): at or below `lowPercent` for
+ * Fuel level (docs/health.md "Sources" `fuel_level_low`): at or below `lowPercent` for
  * `confirmSeconds` with the engine running: low; at or below `criticalPercent` for the same time:
  * medium. Latched until a refuel brings the level to `rearmPercent` or more, whatever the engine
  * state, so a level sloshing around the threshold raises one alert.

@@ -1,5 +1,5 @@
 /**
- * The tracker link and the trusted odometer (research/health-rules.md §4, spec/000 LinkBroken).
+ * The tracker link and the trusted odometer (`link_broken`: docs/health.md, and its "Sources").
  * Not an alert rule: the engine runs it first, stores `LinkState` on the vehicle, writes
  * `linkBroken` to the read model and hands `odometer` and `averageDailyKm` to the rules after it.
  *

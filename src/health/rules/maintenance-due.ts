@@ -1,5 +1,6 @@
 /**
- * maintenance_due: one alert per configured interval that is due soon or overdue (research §2–§3).
+ * maintenance_due: one alert per configured interval that is due soon or overdue (docs/health.md
+ * "Maintenance").
  * Stateless: the due status follows from the last service, the baseline and the trusted odometer
  * each time, and the engine tells opened from resolved alerts by comparing successive sets; a
  * service entry changes `lastServices` and so resolves the alert.
@@ -11,7 +12,7 @@
  * with every reading, so the distance part would never come due.
  *
  * While the tracker contradicts the odometer (link conflict) distances are unverified, so only
- * the time-based status is reported (research/health-rules.md §3).
+ * the time-based status is reported (docs/health.md "Sources").
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { MaintenanceInterval } from '../config.js';

@@ -1,5 +1,5 @@
 /**
- * Tire pressure (research/health-rules.md §2 `tire_pressure_low`), one alert per tire: at or below
+ * Tire pressure (docs/health.md "Sources" `tire_pressure_low`), one alert per tire: at or below
  * `criticalRatio` of the placard pressure: high (the FMVSS 138 telltale, 25 % under); at or below
  * `warnRatio`: low (early warning). Latched until the tire is back at `clearRatio` or more: the
  * gap between warn and clear absorbs a cold morning, so a tire hovering at the warning line raises

@@ -1,5 +1,5 @@
 /**
- * The PDF of a history report (DESIGN §11), streamed: the answer is pdfkit's document, a Readable
+ * The PDF of a history report (docs/history-report.md), streamed: the answer is pdfkit's document, a Readable
  * the route pipes to the client; each page is written out as soon as it is complete (pages are not
  * buffered), so memory does not grow with the page count. Layout runs synchronously before this
  * returns, so a rendering fault throws here and the route can still answer with the error

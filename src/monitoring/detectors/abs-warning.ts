@@ -1,7 +1,7 @@
 /**
  * abs_warning: the onset of a health diagnostic-code alert of this type, one episode per code (key
  * = the code): an active chassis (C) code (high). A code clears after 2 reports without it and
- * then re-arms (src/health/rules/diagnostic-codes.ts, research/health-rules.md §2).
+ * then re-arms (src/health/rules/diagnostic-codes.ts, docs/health.md "Sources").
  */
 import { followHealthAlerts } from '../health-alerts.js';
 

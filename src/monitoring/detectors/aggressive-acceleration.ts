@@ -1,5 +1,5 @@
 /**
- * aggressive_acceleration (research/health-rules.md §2): the provider's `hard_accel` event, or a
+ * aggressive_acceleration (docs/health.md "Sources"): the provider's `hard_accel` event, or a
  * speed gain of 0.37 g or more between speed samples at most 2 s apart while moving (≥ 8 km/h).
  * Low. At most one per 15 s. A `hard_accel` of 1.5 g or more is an impact (a vehicle struck from
  * behind) and is left to hard_impact.

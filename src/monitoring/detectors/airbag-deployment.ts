@@ -1,7 +1,7 @@
 /**
- * airbag_deployment (research/health-rules.md §2): the provider's `airbag_deployment` event (an
+ * airbag_deployment (docs/health.md "Sources"): the provider's `airbag_deployment` event (an
  * OEM/SRS deployment flag or crash notification). Critical. Once per incident: further deployment
- * events within 10 minutes of the first belong to it. The research's fallback (an impact of 2.5 g
+ * events within 10 minutes of the first belong to it. The published fallback (an impact of 2.5 g
  * followed by standstill) is not used: it is a guess, and hard_impact already reports that impact.
  */
 import { airbagIncidentMs } from '../../domain/incidents.js';

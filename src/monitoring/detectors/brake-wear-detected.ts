@@ -1,6 +1,6 @@
 /**
  * brake_wear_detected: the onset of the health brake-lining alert (src/health/rules/brake-lining.ts:
- * ≤ 25 % medium, ≤ 10 % high, re-armed only above 50 %, i.e. new pads; research/health-rules.md §2).
+ * ≤ 25 % medium, ≤ 10 % high, re-armed only above 50 %, i.e. new pads; docs/health.md "Sources").
  * One episode at a time (key '').
  */
 import { followHealthAlerts } from '../health-alerts.js';

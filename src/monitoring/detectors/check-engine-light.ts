@@ -3,7 +3,7 @@
  * code (key = the code): an active powertrain, network or J1939 code (medium; low for a network
  * code without the MIL), or the MIL reported without codes (key `mil`). A code clears after 2
  * reports without it and then re-arms (src/health/rules/diagnostic-codes.ts,
- * research/health-rules.md §2).
+ * docs/health.md "Sources").
  */
 import { followHealthAlerts } from '../health-alerts.js';
 

@@ -1,7 +1,7 @@
 /**
  * coolant_temperature_high: the onset of the health coolant alert
  * (src/health/rules/coolant-temperature.ts: ≥ 105 °C for 60 s while running, ≥ 112 °C at once;
- * re-armed below 100 °C for 60 s; research/health-rules.md §2). One episode at a time (key '').
+ * re-armed below 100 °C for 60 s; docs/health.md "Sources"). One episode at a time (key '').
  */
 import { followHealthAlerts } from '../health-alerts.js';
 

@@ -1,5 +1,5 @@
 /**
- * excessive_idling (research/health-rules.md §2): the engine runs (`engine_state` on or idle), the
+ * excessive_idling (docs/health.md "Sources"): the engine runs (`engine_state` on or idle), the
  * vehicle does not move (last `speed_kph` below 2 km/h, or `engine_state` idle when no speed is
  * known, and every fix within 50 m of where the idle began) for `options.idleMinutes`. Once per
  * episode, re-armed when the engine stops or the vehicle moves (a fix beyond 50 m while still

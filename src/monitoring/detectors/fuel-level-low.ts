@@ -1,5 +1,5 @@
 /**
- * fuel_level_low (research/health-rules.md §2): the health fuel rule (src/health/rules/
+ * fuel_level_low (docs/health.md "Sources"): the health fuel rule (src/health/rules/
  * fuel-level.ts: at or below the level for 2 min with the engine running or its state unknown;
  * medium at or below 7 %) run with the subscription's threshold: low at or below
  * `options.fuelLevelPercent`, re-armed by a refuel to the threshold + 5 points or more. One event

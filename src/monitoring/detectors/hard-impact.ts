@@ -1,5 +1,5 @@
 /**
- * hard_impact (research/health-rules.md §2, Geotab collision thresholds): an `impact` event from
+ * hard_impact (docs/health.md "Sources", Geotab collision thresholds): an `impact` event from
  * the provider, or any provider event with a peak of 1.5 g or more. High; critical at 2.5 g or more.
  * One per 30 s window from the first impact: the impacts of a window read in one evaluation raise
  * one detection at the window's strongest peak; later ones in the window are absorbed (as is a

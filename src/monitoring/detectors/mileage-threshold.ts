@@ -1,5 +1,5 @@
 /**
- * mileage_threshold (research/health-rules.md §2; Traccar's MaintenanceEventHandler): the trusted
+ * mileage_threshold (docs/health.md "Sources"; Traccar's MaintenanceEventHandler): the trusted
  * odometer (`input.health.odometer`, the health engine's) crosses `options.mileageThresholdMiles`,
  * i.e. the previous trusted reading was below it and this one is at or above it. Fires once and
  * never again for that threshold; a new threshold starts over from the last reading. A vehicle

@@ -1,7 +1,7 @@
 /**
  * oil_change_needed: the onset of the health `oil_change` maintenance alert (due soon within
- * 500 mi / 14 days of 5,000 mi / 6 months, or overdue; src/health/config.ts, research/
- * health-rules.md §3). Re-armed when the alert resolves (a service entry). Key `oil_change`.
+ * 500 mi / 14 days of 5,000 mi / 6 months, or overdue; src/health/config.ts, docs/health.md
+ * "Sources"). Re-armed when the alert resolves (a service entry). Key `oil_change`.
  */
 import { odometerSignals } from '../../domain/sample.js';
 import { followHealthAlerts, isMaintenanceAlert } from '../health-alerts.js';

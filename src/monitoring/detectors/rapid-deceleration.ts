@@ -1,5 +1,5 @@
 /**
- * rapid_deceleration (harsh braking; research/health-rules.md §2): the provider's `hard_brake`
+ * rapid_deceleration (harsh braking; docs/health.md "Sources"): the provider's `hard_brake`
  * event, or a speed drop of 0.38 g or more between speed samples at most 2 s apart while moving
  * (≥ 8 km/h). Low; medium at 0.5 g or more. At most one per 15 s. A brake within 30 s of an
  * impact is part of the collision and is left to hard_impact, whether or not the subscription

@@ -1,5 +1,5 @@
 /**
- * speed_limit_exceeded (research/health-rules.md §2; Traccar's OverspeedProcessor): `speed_kph`
+ * speed_limit_exceeded (docs/health.md "Sources"; Traccar's OverspeedProcessor): `speed_kph`
  * above `options.speedLimitKph` continuously for at least `minOverspeedMs`, once per episode. The
  * episode starts at the first sample over the limit and fires at a later sample still over it once
  * the duration is reached (Traccar fires on a position, not on a timer: a vehicle that stops

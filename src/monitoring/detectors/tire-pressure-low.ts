@@ -1,7 +1,7 @@
 /**
  * tire_pressure_low: the onset of a health tire alert, one episode per tire (key = the position,
  * e.g. `front_left`). Thresholds in src/health/rules/tire-pressure.ts: ≤ 90 % of placard low,
- * ≤ 75 % high (FMVSS 138), re-armed at ≥ 92 % (research/health-rules.md §2).
+ * ≤ 75 % high (FMVSS 138), re-armed at ≥ 92 % (docs/health.md "Sources").
  */
 import { followHealthAlerts } from '../health-alerts.js';
 

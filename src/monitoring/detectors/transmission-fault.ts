@@ -2,7 +2,7 @@
  * transmission_fault: the onset of a health diagnostic-code alert of this type, one episode per
  * code (key = the code): an active P07xx/P08xx code (medium; high with the MIL). A code clears
  * after 2 reports without it and then re-arms (src/health/rules/diagnostic-codes.ts,
- * research/health-rules.md §2).
+ * docs/health.md "Sources").
  */
 import { followHealthAlerts } from '../health-alerts.js';
 

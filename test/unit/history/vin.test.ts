@@ -8,7 +8,7 @@ describe('checkVin', () => {
     ['KM8K2CAB4PU001140', 2023],
     ['11111111111111111', 2001],
     ['1G4AH59H45G118341', 2005],
-  ])('accepts the research vector %s (model year %i)', (vin, year) => {
+  ])('accepts the known vector %s (model year %i)', (vin, year) => {
     expect(checkVin(vin)).toEqual({ ok: true, vin, modelYear: year });
   });
 

@@ -38,7 +38,7 @@ describe('buildMonitoringEventBody', () => {
     expect('predictions' in buildMonitoringEventBody(detection, context)).toBe(false);
   });
 
-  it('has exactly the fields of DESIGN §11, in order, with times, miles and the service date', () => {
+  it('has exactly the fields of docs/monitoring.md, in order, with times, miles and the service date', () => {
     const body = buildMonitoringEventBody(detection, context);
     expect(body).toEqual({
       event: 'oil_change_needed',

@@ -275,7 +275,7 @@ describe('samsara normalize: safety events and webhooks', () => {
 });
 
 describe('samsara verifyPush', () => {
-  // research/providers.md §1.4 vector.
+  // A vector computed from Samsara's documented scheme (docs/providers/samsara.md).
   const secret = 'c2VjcmV0LWtleQ==';
   const timestamp = '1700000000';
   const body = '{"eventId":"e1","eventType":"Ping"}';

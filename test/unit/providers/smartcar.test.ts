@@ -305,7 +305,7 @@ describe('smartcar adapter: signatures and VERIFY', () => {
   /** Just after the fixture's meta.deliveredAt (2025-05-04T13:40:13Z). */
   const delivered = new Date('2025-05-04T13:41:00Z');
 
-  it('passes the notes vector: SC-Signature = hex HMAC-SHA256(AMT, raw body)', () => {
+  it('passes a vector computed from the documented scheme: SC-Signature = hex HMAC-SHA256(AMT, raw body)', () => {
     const body = '{"eventId":"e1","eventType":"Ping"}';
     const signature = '6b13eb867fdfbce855c0e480b60c6386514923e45a20c2d26cfa799b90ab8f8b';
     expect(smartcar.push!.verify(push(body, signature), 'amt-test-token', receivedAt)).toEqual({ ok: true });
@@ -324,7 +324,7 @@ describe('smartcar adapter: signatures and VERIFY', () => {
         reason: 'bad_signature',
       },
     );
-    // Re-serialized JSON is not the raw body (the SDK helper's mistake, §7).
+    // Re-serialized JSON is not the raw body (the SDK helper's mistake, smartcar/node-sdk `verifyPayload`).
     expect(smartcar.push!.verify(push(JSON.stringify(JSON.parse(body)), good), 'amt-test-token', receivedAt)).toEqual({
       ok: false,
       reason: 'bad_signature',

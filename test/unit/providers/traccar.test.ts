@@ -166,7 +166,7 @@ describe('traccar adapter (OsmAnd)', () => {
     expect(json({ device_id: '1' })).toEqual({ ok: false, reason: 'expected {"device_id", "location": {...}}' });
     expect(json([1, 2])).toEqual({ ok: false, reason: 'expected {"device_id", "location": {...}}' });
     expect(json('null')).toEqual({ ok: false, reason: 'expected {"device_id", "location": {...}}' });
-    // A GET with a leading '?', or the whole request URL as the notes show it, is the same query.
+    // A GET with a leading '?', or the whole request URL as Traccar's decoder reads it, is the same query.
     expect(bySignal(query('?id=7&speed=10'))).toEqual({ speed_kph: 18.52 });
     const url = ok(query(`http://traccar.local:5055/?${fixture('osmand-get.txt')}`));
     expect(url).toEqual(ok(query(fixture('osmand-get.txt'))));

@@ -1,5 +1,5 @@
 /**
- * Pricing (spec/001 Limits, DESIGN §11): list prices, graduated discounts at every boundary
+ * Pricing (docs/pricing.md): list prices, graduated discounts at every boundary
  * (99/100/101, 999/1000/1001, 9,999/10,000/10,001), the rounding of fractional cents, the current
  * band and units to the next, and the month-end projection.
  */

@@ -9,7 +9,7 @@ describe('webhookEnvelopeBytes', () => {
     customer: null,
   };
 
-  it('wraps the stored run JSON, unchanged, in the envelope fields of spec/000', () => {
+  it('wraps the stored run JSON, unchanged, in the envelope fields of the contract', () => {
     const bytes = webhookEnvelopeBytes(
       'run.completed',
       'evt-1',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { signMonitoringBody } from '../../../src/webhooks/sign.js';
 import { verifyMonitoringSignature } from '../../../src/webhooks/verify.js';
 
-// GitHub's published vector for the same scheme (X-Hub-Signature-256), research/webhooks.md §1.
+// GitHub's published vector for the same scheme (X-Hub-Signature-256), from GitHub's "Validating webhook deliveries".
 const secret = "It's a Secret to Everybody";
 const body = Buffer.from('Hello, World!', 'utf8');
 const expected = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';

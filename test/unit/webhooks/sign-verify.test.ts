@@ -17,7 +17,7 @@ describe('signCoreBody', () => {
     expect(signCoreBody(secret, body, t)).toBe(`t=${t},v1=${pinnedV1}`);
   });
 
-  it('matches the header grammar of the research checklist', () => {
+  it('matches the documented header grammar', () => {
     expect(signCoreBody(secret, body, t)).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
   });
 

@@ -1,4 +1,4 @@
-/** Operator API: company users of the developer console (DESIGN §5, §12). */
+/** Operator API: company users of the developer console (docs/operator-api.md, docs/console.md). */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { disableConsoleUser, insertConsoleUser, type ConsoleUserRecord } from '../../../db/console-users.js';
