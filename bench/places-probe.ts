@@ -19,8 +19,9 @@ function randomSource(seed: number): () => number {
 function memory() {
   gc!();
   gc!();
-  const { heapUsed, rss, external, arrayBuffers } = process.memoryUsage();
-  return { heapUsed, rss, external: external + arrayBuffers };
+  // `external` includes the typed arrays' buffers (`arrayBuffers`).
+  const { heapUsed, rss, external } = process.memoryUsage();
+  return { heapUsed, rss, external };
 }
 
 const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;

@@ -10,7 +10,7 @@
  * - region: the place's first-order administrative division (state, province, Land), by name.
  *
  * The data is loaded once per process, on first use or by `loadPlaces()` (the API process calls it
- * at start, so no request pays the parse: about half a second, then 14 MiB kept; docs/places.md).
+ * at start, so no request pays the parse: about half a second, then 10 MiB kept; docs/places.md).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
