@@ -8,6 +8,7 @@ import { benchHealth } from './health.js';
 import { benchIngest } from './ingest.js';
 import { benchIngestProfile } from './ingest-profile.js';
 import { benchMonitoring } from './monitoring.js';
+import { benchPlaces } from './places.js';
 import { benchReports } from './reports.js';
 import { benchStorage } from './storage.js';
 import { writeResult } from './support.js';
@@ -23,6 +24,7 @@ const benches: Record<string, (args: string[]) => Promise<Record<string, unknown
   monitoring: benchMonitoring,
   geofences: benchGeofences,
   reports: benchReports,
+  places: benchPlaces,
   storage: benchStorage,
 };
 

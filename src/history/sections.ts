@@ -4,6 +4,7 @@
  */
 import type { CompletedRunRow, DrivingDay, IncidentEventRow, ServiceEntryRow } from '../db/history.js';
 import type { OwnershipSpan } from '../db/ownership.js';
+import { nearestPlace, placeLabel } from '../domain/places.js';
 import { kmPerMile, kmToMiles, msPerDay } from '../domain/units.js';
 import { defaultHealthConfig } from '../health/config.js';
 import { airbagIncidentMs, impactG, impactWindowMs, majorImpactG } from '../domain/incidents.js';
@@ -105,9 +106,15 @@ export function serviceHistory(
   }));
 }
 
-/** "near 30.3° N, 97.7° W": a tenth of a degree (about 11 km), city level, never a street. */
+/**
+ * City level, never a street: the nearest place within placeRadiusKm ("Austin, Texas, US",
+ * docs/places.md), or where none is that near, "near 30.3° N, 97.7° W" (a tenth of a degree,
+ * about 11 km).
+ */
 export function cityLevel(lat: number | null, lon: number | null): string | null {
   if (lat === null || lon === null || !Number.isFinite(lat) || !Number.isFinite(lon)) return null;
+  const place = nearestPlace({ lat, lon });
+  if (place) return placeLabel(place);
   const part = (value: number, positive: string, negative: string) =>
     `${Math.abs(value).toFixed(1)}° ${value >= 0 ? positive : negative}`;
   return `near ${part(lat, 'N', 'S')}, ${part(lon, 'E', 'W')}`;
@@ -132,12 +139,15 @@ export function incidents(events: readonly IncidentEventRow[]): Incident[] {
     const airbag = group.some((e) => e.kind === 'airbag_deployment');
     const peakG = Math.max(0, ...group.map((e) => Math.abs(e.g ?? 0)));
     const collision = airbag || group.some((e) => e.kind === 'impact') || peakG >= impactG;
-    const located = group.find((e) => e.lat !== null && e.lon !== null);
+    const located = group.find(
+      (e): e is IncidentEventRow & { lat: number; lon: number } => e.lat !== null && e.lon !== null,
+    );
     return {
       date: isoDay(group[0]!.at),
       type: collision ? 'collision' : 'hard_deceleration',
       severity: airbag || peakG >= majorImpactG ? 'critical' : collision ? 'high' : 'medium',
       location: located ? cityLevel(located.lat, located.lon) : null,
+      coordinates: located ? { lat: round1(located.lat), lon: round1(located.lon) } : null,
       airbag_deployment: airbag,
     };
   });

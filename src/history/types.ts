@@ -68,8 +68,14 @@ export interface HistoryReport {
     date: string;
     type: string;
     severity: string;
-    /** City level ("Austin, TX") or null; never a street address or coordinates. */
+    /**
+     * City level: the nearest place ("Austin, Texas, US", or "City, CC" where GeoNames names no
+     * region), "near 30.3° N, 97.7° W" where no place is within 50 km, or null when the incident
+     * has no position; never a street address (docs/places.md).
+     */
     location: string | null;
+    /** The incident's position rounded to 0.1° (about 11 km), or null. Additive to the spec. */
+    coordinates: { lat: number; lon: number } | null;
     airbag_deployment: boolean;
   }> | null;
   ownership: Array<{

@@ -2,10 +2,12 @@
  * The instant verification answer (docs/verification.md) as a pure function of the
  * vehicle's read model. Levels nest: basic = odometer and location; standard adds condition;
  * premium adds diagnostics. A section the level does not include is absent (the spec's level
- * contents), and a value the vehicle never reported is null: nothing is invented, the address
- * included (it is the provider's reverse geocoding or null).
+ * contents), and a value the vehicle never reported is null: nothing is invented. The address is
+ * the provider's reverse geocoding, else the nearest place within 50 km (docs/places.md), else null;
+ * `address_source` says which.
  */
 import { defaultHealthConfig } from '../health/config.js';
+import { nearestPlace, placeLabel } from '../domain/places.js';
 import type { Dtc, TirePressureKpa } from '../domain/sample.js';
 import { kmToMiles, round2 } from '../domain/units.js';
 import type { OdometerSignal, VehicleAlert, VehicleRecord } from '../domain/vehicle.js';
@@ -28,7 +30,14 @@ export interface Verification {
     timestamp: string | null;
     source: string | null;
   };
-  location: { latitude: number; longitude: number; address: string | null; timestamp: string | null } | null;
+  location: {
+    latitude: number;
+    longitude: number;
+    address: string | null;
+    /** Where the address came from; null with no address. Additive to the spec. */
+    address_source: AddressSource | null;
+    timestamp: string | null;
+  } | null;
   condition?: {
     battery_voltage: number | null;
     battery_health: 'good' | 'weak' | 'low' | 'unknown';
@@ -50,6 +59,9 @@ export interface Verification {
     open_alerts: VehicleAlert[];
   };
 }
+
+export const addressSources = ['provider', 'nearest_place'] as const;
+export type AddressSource = (typeof addressSources)[number];
 
 export interface VerificationInput {
   vehicle: VehicleRecord;
@@ -98,10 +110,13 @@ function odometer(vehicle: VehicleRecord, now: Date): Verification['odometer'] {
 function location(vehicle: VehicleRecord): Verification['location'] {
   const signal = objectSignal(vehicle.signals, 'location');
   if (!signal || typeof signal.lat !== 'number' || typeof signal.lon !== 'number') return null;
+  const provided = typeof signal.address === 'string' && signal.address.trim() !== '' ? signal.address : null;
+  const place = provided === null ? nearestPlace({ lat: signal.lat, lon: signal.lon }) : null;
   return {
     latitude: signal.lat,
     longitude: signal.lon,
-    address: typeof signal.address === 'string' && signal.address.trim() !== '' ? signal.address : null,
+    address: provided ?? (place && placeLabel(place)),
+    address_source: provided !== null ? 'provider' : place ? 'nearest_place' : null,
     timestamp: typeof signal.as_of === 'string' ? signal.as_of : null,
   };
 }

@@ -139,7 +139,8 @@ export function sampleHistoryReport(tier: ReportTier, variant: SampleVariant = '
               date: '2026-03-11',
               type: 'hard_deceleration',
               severity: 'low',
-              location: 'Austin, TX',
+              location: 'Austin, Texas, US',
+              coordinates: { lat: 30.3, lon: -97.7 },
               airbag_deployment: false,
             },
             ...(variant === 'flagged'
@@ -148,7 +149,8 @@ export function sampleHistoryReport(tier: ReportTier, variant: SampleVariant = '
                     date: '2026-07-04',
                     type: 'impact',
                     severity: 'high',
-                    location: 'Round Rock, TX',
+                    location: 'Round Rock, Texas, US',
+                    coordinates: { lat: 30.5, lon: -97.7 },
                     airbag_deployment: true,
                   },
                 ]

@@ -95,7 +95,14 @@ describe('history report PDF', () => {
 
     const lifetime = text(await renderToFile(sampleHistoryReport('lifetime')));
     expect(lifetime).not.toContain('Not part of');
-    for (const expected of ['Owner 1', 'Owner 2', 'Present', 'Austin, TX', 'Odometer timeline', 'Monthly mileage']) {
+    for (const expected of [
+      'Owner 1',
+      'Owner 2',
+      'Present',
+      'Austin, Texas, US',
+      'Odometer timeline',
+      'Monthly mileage',
+    ]) {
       expect(lifetime).toContain(expected);
     }
     expect(lifetime).toContain('In about 1,800 mi (around Jan 2027)');
@@ -119,7 +126,7 @@ describe('history report PDF', () => {
     expect(pdf).toMatch(/47,020 mi,\s+manual/);
     expect(pdf).toContain('flagged reading');
     expect(pdf).toContain('Incidents: 2 incidents, 1 with airbag deployment.');
-    expect(pdf).toMatch(/Jul 4, 2026\s+Impact\s+High\s+Round Rock, TX\s+Yes/);
+    expect(pdf).toMatch(/Jul 4, 2026\s+Impact\s+High\s+Round Rock, Texas, US\s+Yes/);
     const structure = run('pdfinfo', '-struct', path);
     expect(structure.match(/Figure/g)).toHaveLength(2);
   });

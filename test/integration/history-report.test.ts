@@ -271,7 +271,8 @@ describe('buildHistoryReport', () => {
         date: ago(35, 21).slice(0, 10),
         type: 'collision',
         severity: 'critical',
-        location: 'near 41.9° N, 87.6° W',
+        location: 'Chicago Loop, Illinois, US',
+        coordinates: { lat: 41.9, lon: -87.6 },
         airbag_deployment: true,
       },
     ]);

@@ -99,7 +99,12 @@ describe('instant verification levels', () => {
       level: 'basic',
       timestamp: clock.toISOString(),
       odometer: { value: 10000, unit: 'miles', confidence: 'high', verified: true, source: 'samsara' },
-      location: { latitude: 37.7929, longitude: -122.4177, address: 'Hyde Street, San Francisco, CA' },
+      location: {
+        latitude: 37.7929,
+        longitude: -122.4177,
+        address: 'Hyde Street, San Francisco, CA',
+        address_source: 'provider',
+      },
     });
   });
 
@@ -192,14 +197,26 @@ describe('odometer confidence from the link state and age', () => {
     expect(data.location).toBeNull();
   });
 
-  it('a location without a provider address has address null', async () => {
+  it('a location without a provider address gets the nearest place; with none within 50 km, address null', async () => {
     await setVehicleState(vehicle, {
       signals: { location: { lat: 41.8, lon: -87.6, heading: null, as_of: clock.toISOString() } },
     });
     expect((await verify(company.key, { vin })).json().data.location).toEqual({
       latitude: 41.8,
       longitude: -87.6,
+      address: 'Hyde Park, Illinois, US',
+      address_source: 'nearest_place',
+      timestamp: clock.toISOString(),
+    });
+    // The Gulf of Mexico.
+    await setVehicleState(vehicle, {
+      signals: { location: { lat: 27.5, lon: -90, heading: null, as_of: clock.toISOString() } },
+    });
+    expect((await verify(company.key, { vin })).json().data.location).toEqual({
+      latitude: 27.5,
+      longitude: -90,
       address: null,
+      address_source: null,
       timestamp: clock.toISOString(),
     });
   });

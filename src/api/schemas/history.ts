@@ -60,7 +60,19 @@ export const HistoryReport = Type.Object({
         date: Type.String(),
         type: Type.String(),
         severity: Type.String(),
-        location: NullableString,
+        location: Nullable(
+          Type.String({
+            description:
+              'City level: "City, Region, CC" (or "City, CC") of the nearest place within 50 km, ' +
+              'else "near 30.3° N, 97.7° W"; null without a position. docs/places.md.',
+          }),
+        ),
+        coordinates: Nullable(
+          Type.Object(
+            { lat: Type.Number(), lon: Type.Number() },
+            { description: 'The position rounded to 0.1° (about 11 km). Additive to the spec.' },
+          ),
+        ),
         airbag_deployment: Type.Boolean(),
       }),
     ),

@@ -1,6 +1,6 @@
 /** Instant verification (docs/verification.md). */
 import Type from 'typebox';
-import { verificationLevels } from '../../verification/verify.js';
+import { addressSources, verificationLevels } from '../../verification/verify.js';
 import { confidences } from '../../verification/confidence.js';
 import { Nullable, NullableString, NullableTimestamp, StringEnum, Text, Timestamp } from './common.js';
 import { VehicleAlert } from './vehicle.js';
@@ -32,7 +32,18 @@ export const Verification = Type.Object({
     Type.Object({
       latitude: Type.Number(),
       longitude: Type.Number(),
-      address: Nullable(Type.String({ description: "The provider's reverse geocoding, or null; never guessed." })),
+      address: Nullable(
+        Type.String({
+          description:
+            'The provider\'s reverse geocoding; without one, the nearest place within 50 km as "City, Region, CC" ' +
+            '(docs/places.md); else null.',
+        }),
+      ),
+      address_source: Nullable(
+        StringEnum(addressSources, {
+          description: 'provider or nearest_place; null when address is null. Additive to the spec.',
+        }),
+      ),
       timestamp: NullableTimestamp,
     }),
   ),

@@ -434,30 +434,37 @@ describe('incidents', () => {
           event('2026-10-05T10:00:00Z', 'impact', 1.6, null, null),
           event('2026-10-07T10:00:00Z', 'hard_brake', 0.6, -33.8688, 151.2093),
           event('2026-10-09T10:00:00Z', 'impact', 3.1),
+          // The Gulf of Mexico, more than 50 km from any place: the rounded position in words.
+          event('2026-10-11T10:00:00Z', 'impact', 1.7, 27.5213, -90.0458),
         ],
       }),
     );
+    const austin = { location: 'Austin, Texas, US', coordinates: { lat: 30.3, lon: -97.7 } };
     expect(report.incidents).toEqual([
+      { date: '2026-10-01', type: 'collision', severity: 'critical', ...austin, airbag_deployment: true },
       {
-        date: '2026-10-01',
+        date: '2026-10-05',
         type: 'collision',
-        severity: 'critical',
-        location: 'near 30.3° N, 97.7° W',
-        airbag_deployment: true,
+        severity: 'high',
+        location: null,
+        coordinates: null,
+        airbag_deployment: false,
       },
-      { date: '2026-10-05', type: 'collision', severity: 'high', location: null, airbag_deployment: false },
       {
         date: '2026-10-07',
         type: 'hard_deceleration',
         severity: 'medium',
-        location: 'near 33.9° S, 151.2° E',
+        location: 'Sydney, New South Wales, AU',
+        coordinates: { lat: -33.9, lon: 151.2 },
         airbag_deployment: false,
       },
+      { date: '2026-10-09', type: 'collision', severity: 'critical', ...austin, airbag_deployment: false },
       {
-        date: '2026-10-09',
+        date: '2026-10-11',
         type: 'collision',
-        severity: 'critical',
-        location: 'near 30.3° N, 97.7° W',
+        severity: 'high',
+        location: 'near 27.5° N, 90.0° W',
+        coordinates: { lat: 27.5, lon: -90 },
         airbag_deployment: false,
       },
     ]);

@@ -18,7 +18,8 @@ const incident = (overrides: Partial<Incident> = {}): Incident => ({
   date: '2026-03-11',
   type: 'hard_deceleration',
   severity: 'low',
-  location: 'Austin, TX',
+  location: 'Austin, Texas, US',
+  coordinates: { lat: 30.3, lon: -97.7 },
   airbag_deployment: false,
   ...overrides,
 });

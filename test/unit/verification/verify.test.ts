@@ -84,6 +84,27 @@ describe('levels and condition', () => {
     expect(Object.keys(buildVerification(input({}, 'basic')))).not.toContain('condition');
   });
 
+  it("the address is the provider's, else the nearest place within 50 km, else null; address_source says which", () => {
+    const at = (location: Record<string, unknown>) =>
+      buildVerification(input({ location: { heading: null, as_of: now.toISOString(), ...location } }, 'basic'))
+        .location;
+    expect(at({ lat: 37.7929, lon: -122.4177, address: 'Hyde Street, San Francisco, CA' })).toMatchObject({
+      address: 'Hyde Street, San Francisco, CA',
+      address_source: 'provider',
+    });
+    expect(at({ lat: 41.85, lon: -87.65 })).toEqual({
+      latitude: 41.85,
+      longitude: -87.65,
+      address: 'Chicago, Illinois, US',
+      address_source: 'nearest_place',
+      timestamp: now.toISOString(),
+    });
+    // A blank provider address is none.
+    expect(at({ lat: 41.85, lon: -87.65, address: '  ' })).toMatchObject({ address_source: 'nearest_place' });
+    // The Gulf of Mexico: no place within 50 km.
+    expect(at({ lat: 27.5, lon: -90 })).toMatchObject({ address: null, address_source: null });
+  });
+
   it.each([
     [12.7, 'good'],
     [12.2, 'good'],
