@@ -423,6 +423,13 @@ const settings = {
     10_000,
     'CPU-heavy requests that may wait for a free thread of the pool; one more answers 503 `SERVICE_UNAVAILABLE` with `Retry-After`.',
   ),
+  cpuPoolTasksPerCompany: integer(
+    'CPU_POOL_TASKS_PER_COMPANY',
+    2,
+    1,
+    10_000,
+    "CPU-heavy requests (dry runs, report PDFs) one company may have running or waiting in an API process's pool at once; one more answers 429 `RATE_LIMITED` with `Retry-After`, so one tenant's burst never fills the queue the others wait in.",
+  ),
   cpuTaskBudgetMs: integer(
     'CPU_TASK_BUDGET_MS',
     15_000,

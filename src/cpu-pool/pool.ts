@@ -10,6 +10,9 @@
  *   another on demand) and the request answers 422 WORK_BUDGET_EXCEEDED naming the limit;
  * - work: a dry run runs at most MONITORING_DRY_RUN_MAX_FENCE_TESTS geofence tests (same answer);
  * - queue: at most CPU_POOL_QUEUE tasks wait for a thread; one more answers 503 with Retry-After;
+ * - fairness: one company holds at most CPU_POOL_TASKS_PER_COMPANY of those places (running or
+ *   waiting); one more answers 429 with Retry-After, so a tenant's burst never fills the queue
+ *   every other tenant waits in;
  * - shutdown: tasks in flight are stopped and answer 503 with Retry-After (`close`).
  *
  * Threads are started on demand and stopped after `idleTimeoutMs`, at a lower CPU priority
@@ -21,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { AppError, rateLimited } from '../errors.js';
 import type { HistoryReport } from '../history/types.js';
 import type { Logger } from '../log.js';
 import type { DryRunAnswerContext, DryRunInput } from '../monitoring/dry-run.js';
@@ -58,6 +61,9 @@ export class CpuPool {
   private readonly capacity: number;
   private readonly maxQueue: number;
   private inFlight = 0;
+  /** Tasks running or waiting, by company (absent: none). */
+  private readonly inFlightByCompany = new Map<string, number>();
+  private readonly tasksPerCompany: number;
   private closing = false;
   /** How to stop each task in flight, for `close`. */
   private readonly running = new Set<() => void>();
@@ -65,12 +71,16 @@ export class CpuPool {
   private readonly fences = new SharedFenceCache();
 
   constructor(
-    config: Pick<Config, 'cpuPoolThreads' | 'cpuPoolQueue' | 'cpuTaskBudgetMs' | 'monitoringDryRunMaxFenceTests'>,
+    config: Pick<
+      Config,
+      'cpuPoolThreads' | 'cpuPoolQueue' | 'cpuPoolTasksPerCompany' | 'cpuTaskBudgetMs' | 'monitoringDryRunMaxFenceTests'
+    >,
     private readonly log: Logger,
   ) {
     this.budgetMs = config.cpuTaskBudgetMs;
     this.maxQueue = config.cpuPoolQueue;
     this.capacity = config.cpuPoolThreads + config.cpuPoolQueue;
+    this.tasksPerCompany = config.cpuPoolTasksPerCompany;
     this.maxFenceTests = config.monitoringDryRunMaxFenceTests;
     this.piscina = new Piscina({
       filename: taskModule(),
@@ -163,6 +173,14 @@ export class CpuPool {
         Math.ceil(this.budgetMs / 1000),
       );
     }
+    const companyTasks = this.inFlightByCompany.get(context.companyId) ?? 0;
+    if (companyTasks >= this.tasksPerCompany) {
+      throw rateLimited(
+        this.budgetMs / 1000,
+        `${this.tasksPerCompany} of this company's CPU-heavy requests are already running or waiting ` +
+          '(CPU_POOL_TASKS_PER_COMPANY); retry when one is done',
+      );
+    }
     const { port1, port2 } = new MessageChannel();
     const controller = new AbortController();
     let stoppedFor: 'budget' | 'shutdown' | null = null;
@@ -180,12 +198,16 @@ export class CpuPool {
     const shutdown = () => stop('shutdown');
     this.running.add(shutdown);
     this.inFlight++;
+    this.inFlightByCompany.set(context.companyId, companyTasks + 1);
     // Counted until the thread is done with it, even when the caller stopped waiting (a cancelled task).
     const running = this.piscina
       .run(task(port2), { name, signal: controller.signal, transferList: [port2] })
       .finally(() => {
         settled = true;
         this.inFlight--;
+        const left = (this.inFlightByCompany.get(context.companyId) ?? 1) - 1;
+        if (left === 0) this.inFlightByCompany.delete(context.companyId);
+        else this.inFlightByCompany.set(context.companyId, left);
         this.running.delete(shutdown);
         clearTimeout(timer);
         port1.close();
