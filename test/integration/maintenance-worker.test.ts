@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { listReadingPartitions } from '../../src/db/readings.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -34,6 +34,15 @@ beforeAll(async () => {
     },
     ['maintenance'],
     connection,
+  );
+  // The schedulers' first runs start at once; let them finish before a test seeds rows, or one may
+  // purge a test's rows between its inserts and the run the test adds itself.
+  await vi.waitFor(
+    async () => {
+      const counts = await queues.queue('maintenance').getJobCounts('waiting', 'active', 'prioritized');
+      expect(counts.waiting! + counts.active! + counts.prioritized!).toBe(0);
+    },
+    { timeout: 30_000, interval: 100 },
   );
 });
 afterAll(async () => {
