@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { enqueueGraceMs } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { abandonedAfterMs } from './deliver-core.js';
-import { requestLanes } from './queue.js';
+import { requestLanes } from '../queue/enqueue-webhooks.js';
 
 const lanesPerSweep = 10_000;
 
