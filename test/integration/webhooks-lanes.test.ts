@@ -11,7 +11,7 @@ import { claimLaneDeliveries, insertWebhookEvents, relayWebhookEvents } from '..
 import { abandonedAfterMs, coreDeliverer, laneStartWidth, laneWidth } from '../../src/webhooks/deliver-core.js';
 import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
 import { deliverySlotsPerProcess } from '../../src/webhooks/lane-slots.js';
-import { recoverDeliveries } from '../../src/webhooks/recovery.js';
+import { recoverDeliveries } from '../../src/webhooks/recover.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 

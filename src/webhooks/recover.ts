@@ -1,5 +1,5 @@
 /**
- * The recovery sweep of core deliveries (`webhooks.recover`, every minute): settles the sends a
+ * The recover sweep of core deliveries (`webhooks.recover`, every minute): settles the sends a
  * dead worker had started, and asks again for the lanes of deliveries still pending.
  */
 import type { Pool } from '../db/pool.js';
