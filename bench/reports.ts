@@ -5,7 +5,7 @@
  * statements so the rollups are what ingest would have left). Every measured call is billed, as
  * in production. Targets: a basic report < 300 ms, its PDF < 1 s.
  */
-import { checkVin } from '../src/history/vin.js';
+import { checkVin } from '../src/domain/vin.js';
 import type { Pool } from '../src/db/pool.js';
 import { seedDrivingDays } from '../test/helpers/history-seed.js';
 import {

@@ -26,7 +26,9 @@
  * `slowLeak` loses about 2 kPa an hour from its rear-left tire until topped up.
  * With fewer than six vehicles some roles share a vehicle.
  */
+import { distanceM } from '../src/domain/geo.js';
 import type { EngineState, Location, TirePressureKpa } from '../src/domain/sample.js';
+import { checkDigitOf } from '../src/domain/vin.js';
 import { genericConnection, genericPush, normalizeGeneric } from './generic.js';
 import { hmacHex } from './signing.js';
 import type { ProviderAdapter } from './types.js';
@@ -301,47 +303,11 @@ function brakeLiningPercent(odometerKm: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// VINs: WMI + VDS + check digit (ISO 3779 / 49 CFR 565) + model year + plant + serial
+// VINs: WMI + VDS + check digit (ISO 3779 / 49 CFR 565, src/domain/vin.ts) + model year + plant + serial
 
 const vinAlphabet = [...'ABCDEFGHJKLMNPRSTUVWXYZ0123456789'];
-const vinValues: Record<string, number> = {
-  A: 1,
-  B: 2,
-  C: 3,
-  D: 4,
-  E: 5,
-  F: 6,
-  G: 7,
-  H: 8,
-  J: 1,
-  K: 2,
-  L: 3,
-  M: 4,
-  N: 5,
-  P: 7,
-  R: 9,
-  S: 2,
-  T: 3,
-  U: 4,
-  V: 5,
-  W: 6,
-  X: 7,
-  Y: 8,
-  Z: 9,
-};
-const vinWeights = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2];
 /** Model-year codes from 2010 (A) on; I, O, Q, U, Z and 0 are never used. */
 const yearCodes = 'ABCDEFGHJKLMNPRSTVWXY';
-
-function vinCheckDigit(vin: string): string {
-  let sum = 0;
-  for (let i = 0; i < 17; i++) {
-    const ch = vin[i]!;
-    sum += (/\d/.test(ch) ? Number(ch) : (vinValues[ch] ?? 0)) * vinWeights[i]!;
-  }
-  const rest = sum % 11;
-  return rest === 10 ? 'X' : String(rest);
-}
 
 function makeVin(rng: Rng, wmi: string, year: number): string {
   let vds = '';
@@ -349,7 +315,7 @@ function makeVin(rng: Rng, wmi: string, year: number): string {
   const plant = rng.pick(vinAlphabet);
   const serial = String(Math.floor(rng.between(100_000, 1_000_000))).padStart(6, '0');
   const draft = `${wmi}${vds}0${yearCodes[year - 2010]}${plant}${serial}`;
-  return `${draft.slice(0, 8)}${vinCheckDigit(draft)}${draft.slice(9)}`;
+  return `${draft.slice(0, 8)}${checkDigitOf(draft)}${draft.slice(9)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,13 +334,6 @@ const round = (value: number, digits: number): number => {
 };
 const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
 const rad = (deg: number): number => (deg * Math.PI) / 180;
-
-function distanceKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const a =
-    Math.sin(rad(lat2 - lat1) / 2) ** 2 +
-    Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
-  return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const y = Math.sin(rad(lon2 - lon1)) * Math.cos(rad(lat2));
@@ -701,7 +660,7 @@ class VehicleSim {
     // Heading: gentle wander, the odd turn at a junction, and back towards the depot when far.
     this.heading += rng.noise(10) * Math.sqrt(dt / 30);
     if (this.target < 65 && rng.chance((0.1 * dt) / 60)) this.heading += rng.chance(0.5) ? 90 : -90;
-    if (distanceKm(this.lat, this.lon, this.homeLat, this.homeLon) > 40) {
+    if (distanceM({ lat: this.lat, lon: this.lon }, { lat: this.homeLat, lon: this.homeLon }) > 40_000) {
       const home = bearingDeg(this.lat, this.lon, this.homeLat, this.homeLon);
       const diff = ((home - this.heading + 540) % 360) - 180;
       this.heading += clamp(diff, -45, 45);

@@ -1,7 +1,7 @@
 /** ingest queue: inbox rows → readings and latest vehicle state; and the recovery sweep. */
 import { adapters } from '../providers/index.js';
 import { listPendingInboxIds } from '../src/db/inbox.js';
-import { enqueueInboxRows } from '../src/ingest/inbox-queue.js';
+import { enqueueInboxRows } from '../src/queue/enqueue-ingest.js';
 import { runIngestJob } from '../src/ingest/ingest-job.js';
 import { enqueueGraceMs } from '../src/queue/after-commit.js';
 import type { JobHandlers } from '../src/queue/handlers.js';

@@ -2,7 +2,7 @@
 import type { JobHandlers } from '../src/queue/handlers.js';
 import { consumeHealthEvents } from '../src/runs/consume-health-events.js';
 import { proposeDispatchForRun, requestLostDispatches } from '../src/runs/dispatch-run.js';
-import { afterRunChanges } from '../src/webhooks/queue.js';
+import { afterRunChanges } from '../src/queue/enqueue-runs.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 export function runsHandlers(deps: WorkerDeps): JobHandlers<'runs'> {

@@ -6,8 +6,8 @@ import { sweepMonitoringDeliveries } from '../src/monitoring/due-sweep.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import { coreDeliverer } from '../src/webhooks/deliver-core.js';
 import { LaneSlots } from '../src/webhooks/lane-slots.js';
-import { requestLanes } from '../src/webhooks/queue.js';
-import { recoverDeliveries } from '../src/webhooks/recovery.js';
+import { requestLanes } from '../src/queue/enqueue-webhooks.js';
+import { recoverDeliveries } from '../src/webhooks/recover.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 const relayBatch = 500;

@@ -1,6 +1,6 @@
-/** The VIN of a paid call, checked by src/history/vin.ts; a 400 names the rule that failed. */
+/** The VIN of a paid call, checked by src/domain/vin.ts; a 400 names the rule that failed. */
 import { AppError } from '../errors.js';
-import { checkVin } from '../history/vin.js';
+import { checkVin } from '../domain/vin.js';
 
 /** The normalized VIN, or 400 INVALID_REQUEST with `details.rule` and the field error. */
 export function requireValidVin(input: string): string {

@@ -16,8 +16,8 @@ import { invalidRequest } from '../errors.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { encryptSecret, newSecret } from '../security/secrets.js';
-import { requestRelay } from '../webhooks/queue.js';
-import { targetUrlProblem } from '../webhooks/ssrf.js';
+import { requestRelay } from '../queue/enqueue-webhooks.js';
+import { targetUrlProblem } from '../http/ssrf.js';
 import { syntheticWebhookRun } from '../webhooks/webhook-run.js';
 import { createWithinCap } from './company-caps.js';
 

@@ -87,7 +87,7 @@ export async function markInboxProcessed(
   });
 }
 
-/** Rows still owed processing and received before `before` (the recovery sweep re-enqueues them); parked rows wait for an operator. */
+/** Rows still owed processing and received before `before` (the recover sweep, `ingest.recover`, re-enqueues them); parked rows wait for an operator. */
 export async function listPendingInboxIds(q: Queryable, before: Date, limit: number): Promise<number[]> {
   const result = await q.query<{ id: number }>(
     `SELECT id FROM ingest_inbox WHERE processed_at IS NULL AND parked_at IS NULL AND received_at < $1 ORDER BY id LIMIT $2`,

@@ -162,13 +162,19 @@ export async function insertMonitoringEvents(
   return result.rows;
 }
 
+/**
+ * Why a delivery's next attempt is owed (`next_trigger`): the schedule, a manual retry
+ * (POST /v1/deliveries/:id/retry) or a recover call.
+ */
+export type OwedTrigger = 'scheduled' | 'manual' | 'recover';
+
 /** A claimed delivery: its send starts now. */
 export interface ClaimedMonitoringDelivery {
   id: string;
   eventId: string;
   status: MonitoringDeliveryStatus;
   scheduledAttempts: number;
-  trigger: 'scheduled' | 'manual' | 'recover';
+  trigger: OwedTrigger;
   body: string;
   url: string;
   secretCiphertext: Buffer;
@@ -210,7 +216,8 @@ export async function claimDueMonitoringDeliveries(
 
 export interface MonitoringAttemptWrite {
   deliveryId: string;
-  trigger: 'scheduled' | 'manual' | 'recover' | 'worker_lost';
+  /** The owed trigger, or `worker_lost` for a send the due sweep settled after its worker died. */
+  trigger: OwedTrigger | 'worker_lost';
   startedAt: Date;
   durationMs: number;
   statusCode: number | null;
@@ -224,7 +231,7 @@ export interface MonitoringAttemptWrite {
 
 /**
  * Records attempts and moves their deliveries on, in one statement; each only while its claim
- * stands (a recovery sweep that already settled the send as worker_lost wins). Answers the ids recorded.
+ * stands (a due sweep that already settled the send as worker_lost wins). Answers the ids recorded.
  */
 export async function recordMonitoringAttempts(
   q: Queryable,
@@ -296,7 +303,7 @@ export async function listAbandonedMonitoringSends(
     subscriptionId: string;
     status: MonitoringDeliveryStatus;
     scheduledAttempts: number;
-    trigger: 'scheduled' | 'manual' | 'recover';
+    trigger: OwedTrigger;
     sendingSince: Date;
   }>
 > {
@@ -381,7 +388,7 @@ export interface ManualRetryRecord {
  */
 export async function queueManualMonitoringRetries(
   q: Queryable,
-  trigger: 'manual' | 'recover',
+  trigger: Exclude<OwedTrigger, 'scheduled'>,
   now: Date,
   retries: readonly ManualRetryRecord[],
 ): Promise<number> {

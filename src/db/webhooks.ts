@@ -131,6 +131,10 @@ export async function claimLaneDeliveries(
 export interface AttemptRecord {
   deliveryId: string;
   attemptNumber: number;
+  /**
+   * `recovery`: written by the recover sweep (`webhooks.recover`) for a send whose worker died. A
+   * stored value the API shows (docs/webhooks.md "Attempt records"), so it keeps its spelling.
+   */
   trigger: 'scheduled' | 'manual' | 'recovery';
   url: string;
   startedAt: Date;
@@ -164,7 +168,7 @@ export async function recordAttempts(
                                            response_excerpt, response_truncated, error_code, error_message, resolved_ip)
              SELECT delivery_id, attempt_number, trigger, url, started_at, duration_ms, response_status,
                     response_excerpt, response_truncated, error_code, error_message, resolved_ip FROM a
-             -- A recovery sweep that gave the delivery up as worker_lost was wrong: the real attempt replaces it.
+             -- A recover sweep that gave the delivery up as worker_lost was wrong: the real attempt replaces it.
              ON CONFLICT (delivery_id, attempt_number) DO UPDATE SET
                trigger = excluded.trigger, url = excluded.url, started_at = excluded.started_at, duration_ms = excluded.duration_ms,
                response_status = excluded.response_status, response_excerpt = excluded.response_excerpt,

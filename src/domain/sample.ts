@@ -124,3 +124,13 @@ export interface LatestSample {
   value: unknown;
   source: string;
 }
+
+/**
+ * Sources a person typed (a manual odometer reading, a service entry) rather than a vehicle
+ * reported: they re-baseline the odometer checks and are never proof from a tracker.
+ */
+export const manualSources: ReadonlySet<string> = new Set(['manual', 'service']);
+
+export function isTelematicsSource(source: string): boolean {
+  return !manualSources.has(source);
+}

@@ -40,8 +40,8 @@ import {
   monitoringSince,
   vehicleEventsWatermark,
   type MonitoredVehicleEvaluation,
-  type MonitoringLane,
 } from '../monitoring/detect-stage.js';
+import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../monitoring/kinds.js';

@@ -20,7 +20,7 @@ import { assembleHistoryReport, rangeStart, vehiclePredictions } from './assembl
 import { daysToInspect } from './odometer-series.js';
 import type { VehiclePredictions } from '../domain/predictions.js';
 import type { HistoryReport, ReportTier } from './types.js';
-import { modelYearOf } from './vin.js';
+import { modelYearOf } from '../domain/vin.js';
 
 export interface HistoryReportRequest {
   /** A VIN checkVin accepted (upper case). */

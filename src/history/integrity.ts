@@ -17,6 +17,7 @@
  *   cardr.com; the 250 miles our rollback tolerance). One flag per pair of streams.
  */
 import { defaultHealthConfig } from '../health/config.js';
+import { manualSources } from '../domain/sample.js';
 import { kmToMiles, msPerDay } from '../domain/units.js';
 import type { IntegrityFlag, OdometerIntegrity, OdometerReading } from './types.js';
 
@@ -35,13 +36,6 @@ export const integrityLimits = {
   conflictMinMiles: 250,
   conflictRatio: 0.05,
 } as const;
-
-/** Sources typed by people rather than reported by a vehicle. */
-export const manualSources: ReadonlySet<string> = new Set(['manual', 'service']);
-
-export function isTelematicsSource(source: string): boolean {
-  return !manualSources.has(source);
-}
 
 export function streamKey(point: { signal: string; source: string }): string {
   return `${point.signal}\u0000${point.source}`;

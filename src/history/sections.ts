@@ -8,7 +8,8 @@ import { nearestPlace, placeLabel } from '../domain/places.js';
 import { kmPerMile, kmToMiles, msPerDay } from '../domain/units.js';
 import { defaultHealthConfig } from '../health/config.js';
 import { airbagIncidentMs, impactG, impactWindowMs, majorImpactG } from '../domain/incidents.js';
-import { isTelematicsSource, roundMiles, type OdometerPoint } from './integrity.js';
+import { isTelematicsSource } from '../domain/sample.js';
+import { roundMiles, type OdometerPoint } from './integrity.js';
 import { odometerKmAt } from './odometer-series.js';
 import type { HistoryReport } from './types.js';
 

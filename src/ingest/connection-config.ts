@@ -7,7 +7,7 @@ import { adapters, pullClients } from '../../providers/index.js';
 import type { ProviderConfig, ProviderId } from '../../providers/types.js';
 import type { FieldError } from '../errors.js';
 import { newSecret } from '../security/secrets.js';
-import { targetUrlProblem } from '../webhooks/ssrf.js';
+import { targetUrlProblem } from '../http/ssrf.js';
 
 export interface PreparedConfig {
   config: ProviderConfig;

@@ -7,13 +7,13 @@
  *
  * Nothing is evaluated twice needlessly: the relay only takes records older than its interval,
  * which the job's own enqueue has long deleted, and the evaluation jobs are deduplicated per
- * vehicle and cascade flag (src/health/enqueue.ts), so a relayed vehicle whose job is still queued
+ * vehicle and cascade flag (src/queue/enqueue-health.ts), so a relayed vehicle whose job is still queued
  * adds nothing. A crash after the enqueue but before the delete costs one more evaluation, which
  * finds nothing new.
  */
 import { deleteOwedEvaluations, lockOwedEvaluations, type OwedEvaluations } from '../db/owed-evaluations.js';
 import { withTransaction, type Pool } from '../db/pool.js';
-import { enqueueHealthEvaluations } from '../health/enqueue.js';
+import { enqueueHealthEvaluations } from '../queue/enqueue-health.js';
 import type { Queues } from '../queue/queues.js';
 
 /**

@@ -1,13 +1,13 @@
 /**
- * The HTTP client of provider pulls: the webhook delivery client (src/webhooks/http-client.ts),
+ * The HTTP client of provider pulls: the webhook delivery client (src/http/client.ts),
  * so a provider `base_url` gets the same SSRF guard as a webhook URL (the address dialled is the
  * address checked, at connect time, every time), https only outside WEBHOOK_ALLOW_NETS, no
  * redirects, one deadline, and at most `maxResponseBytes` of any answer read: a bigger answer is
  * a failed pull, never a truncated page.
  */
 import type { ProviderHttp } from '../../providers/http.js';
-import { deliverOnce } from '../webhooks/http-client.js';
-import { allowsPlainHttp } from '../webhooks/ssrf.js';
+import { deliverOnce } from '../http/client.js';
+import { allowsPlainHttp } from '../http/ssrf.js';
 
 /** The deadline of one provider request (DNS, connect, TLS, answer). */
 export const providerRequestTimeoutMs = 30_000;

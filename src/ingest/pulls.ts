@@ -22,7 +22,7 @@ import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { decryptJson } from '../security/secrets.js';
 import { pullsFeed } from './connection-config.js';
-import { enqueueInboxRows } from './inbox-queue.js';
+import { enqueueInboxRows } from '../queue/enqueue-ingest.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import { guardedProviderHttp } from './provider-http.js';
 

@@ -19,12 +19,11 @@ import type { Queues } from '../queue/queues.js';
 import { decryptSecret } from '../security/secrets.js';
 import { deferMs, laneTurnMs } from '../webhooks/deliver-core.js';
 import { LaneSlots } from '../webhooks/lane-slots.js';
-import { deliverOnce, storableText, type DeliveryOptions, type DeliveryResult } from '../webhooks/http-client.js';
+import { deliverOnce, storableText, type DeliveryOptions, type DeliveryResult } from '../http/client.js';
 import { signMonitoringBody } from '../webhooks/sign.js';
-import { allowsPlainHttp } from '../webhooks/ssrf.js';
-import type { MonitoringLane } from './detect-stage.js';
+import { allowsPlainHttp } from '../http/ssrf.js';
 import { afterAttempt } from './delivery-schedule.js';
-import { requestMonitoringLanes, requestMonitoringRetries } from './lanes.js';
+import { requestMonitoringLanes, requestMonitoringRetries, type MonitoringLane } from '../queue/enqueue-monitoring.js';
 
 export interface MonitoringDeliveryDeps {
   pool: Pool;

@@ -23,7 +23,7 @@ import type { Logger } from '../log.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { tierRetentionDays } from './kinds.js';
-import { requestMonitoringLanes } from './lanes.js';
+import { requestMonitoringLanes } from '../queue/enqueue-monitoring.js';
 import { decideManualRetry, type ManualRetryLimits } from './manual-retry-limit.js';
 
 export interface DeliveryActionDeps {

@@ -13,8 +13,8 @@
  * - A delivery whose subscription is gone is settled `failed` with nothing more owed.
  */
 import type { MonitoringDeliveryStatus } from '../db/monitoring-deliveries.js';
+import type { OwedTrigger } from '../db/monitoring-delivery-queue.js';
 
-export type OwedTrigger = 'scheduled' | 'manual' | 'recover';
 export type AttemptOutcome = 'succeeded' | 'failed' | 'worker_lost';
 
 export interface DeliveryProgress {

@@ -26,6 +26,7 @@ import {
 import type { PoolClient } from '../db/pool.js';
 import type { VehiclePredictions } from '../domain/predictions.js';
 import type { RuleSample } from '../health/types.js';
+import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
 import { detectMonitoringEvents, monitoringSignals } from './engine.js';
 import { buildMonitoringEventBody } from './event-body.js';
 import { monitoringOptions, type MonitoringKind } from './kinds.js';
@@ -35,11 +36,6 @@ import type { Detection, EventSample, Geofence, MonitoringInput } from './types.
 export const vehicleEventsWatermark = 'vehicle_events';
 /** At most this many new provider events per vehicle and evaluation, the newest. */
 const maxEventsPerEvaluation = 500;
-
-export interface MonitoringLane {
-  subscriptionId: string;
-  companyId: string;
-}
 
 /**
  * The vehicles' live subscriptions by vehicle id, and the new provider events of each monitored

@@ -16,7 +16,7 @@ import type { Logger } from '../log.js';
 import type { Queues } from '../queue/queues.js';
 import { abandonedAfterMs } from '../webhooks/deliver-core.js';
 import { afterAttempt } from './delivery-schedule.js';
-import { requestMonitoringLanes } from './lanes.js';
+import { requestMonitoringLanes } from '../queue/enqueue-monitoring.js';
 
 const perSweep = 10_000;
 

@@ -18,6 +18,7 @@
  *   such a fence in two); a circle within its radius of ±180° works only on its own side.
  */
 import Flatbush from 'flatbush';
+import { distanceM, earthRadiusM, toRadians, type LatLon } from '../domain/geo.js';
 import type { FieldError } from '../errors.js';
 import type { Geofence, GeofenceArea } from './types.js';
 
@@ -25,29 +26,12 @@ import type { Geofence, GeofenceArea } from './types.js';
 export const maxGeofenceVertices = 2000;
 /** Larger areas are not geofences but regions; 100 km also keeps the flat-plane error small. */
 export const maxCircleRadiusM = 100_000;
-/** Mean Earth radius (IUGG), metres. */
-const earthRadiusM = 6_371_008.8;
 /** Polygons of at most this many edges are tested edge by edge: below it a tree costs more than it saves. */
 const edgesWithoutIndex = 32;
 /** At most this many validation errors are answered: enough to fix a payload, bounded for a huge one. */
 const maxErrors = 20;
 
-interface Point {
-  lat: number;
-  lon: number;
-}
-
 type ParseResult = { ok: true; area: GeofenceArea } | { ok: false; errors: FieldError[] };
-
-const toRadians = (degrees: number) => (degrees * Math.PI) / 180;
-
-/** Great-circle distance in metres (haversine). */
-export function distanceM(a: Point, b: Point): number {
-  const dLat = toRadians(b.lat - a.lat);
-  const dLon = toRadians(b.lon - a.lon);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(toRadians(a.lat)) * Math.cos(toRadians(b.lat)) * Math.sin(dLon / 2) ** 2;
-  return 2 * earthRadiusM * Math.asin(Math.min(1, Math.sqrt(h)));
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -133,7 +117,7 @@ function parsePolygon(coordinates: unknown): ParseResult {
 function parseCircle(area: Record<string, unknown>): ParseResult {
   const errors: FieldError[] = [];
   const center = area.center;
-  let parsedCenter: Point | null = null;
+  let parsedCenter: LatLon | null = null;
   if (!isRecord(center)) errors.push({ field: 'area.center', message: 'must be an object {lat, lon}' });
   else {
     const problem = coordinateProblem(center.lon, center.lat);
@@ -179,11 +163,11 @@ interface WorkMeter {
 
 interface PreparedFence {
   box: Box;
-  contains(point: Point, meter: WorkMeter): boolean;
-  boundaryCrossedBy(from: Point, to: Point, meter: WorkMeter): boolean;
+  contains(point: LatLon, meter: WorkMeter): boolean;
+  boundaryCrossedBy(from: LatLon, to: LatLon, meter: WorkMeter): boolean;
 }
 
-const inBox = (box: Box, p: Point) =>
+const inBox = (box: Box, p: LatLon) =>
   p.lon >= box.minLon && p.lon <= box.maxLon && p.lat >= box.minLat && p.lat <= box.maxLat;
 
 /** Sign of the turn a → b → c in the plane: > 0 left, < 0 right, 0 collinear. */
@@ -340,7 +324,7 @@ function preparePolygon(rings: ReadonlyArray<ReadonlyArray<[number, number]>>): 
   };
 }
 
-function prepareCircle(center: Point, radiusM: number): PreparedFence {
+function prepareCircle(center: LatLon, radiusM: number): PreparedFence {
   const dLat = (radiusM / earthRadiusM) * (180 / Math.PI);
   const cosLat = Math.cos(toRadians(center.lat));
   // Near a pole a degree of longitude shrinks to nothing: the box then spans every longitude.
@@ -352,7 +336,7 @@ function prepareCircle(center: Point, radiusM: number): PreparedFence {
     maxLat: Math.min(90, center.lat + dLat),
   };
   /** Metres east and north of the centre (equirectangular: exact enough within 100 km). */
-  const local = (p: Point): [number, number] => [
+  const local = (p: LatLon): [number, number] => [
     toRadians(p.lon - center.lon) * cosLat * earthRadiusM,
     toRadians(p.lat - center.lat) * earthRadiusM,
   ];
@@ -435,7 +419,7 @@ export class GeofenceIndex {
   }
 
   /** The fences that contain the point, in the constructor's order. */
-  containing(point: Point): Geofence[] {
+  containing(point: LatLon): Geofence[] {
     if (!Number.isFinite(point.lat) || !Number.isFinite(point.lon)) return [];
     return this.candidates(point.lon, point.lat, point.lon, point.lat)
       .filter((i) => this.prepared[i]!.contains(point, this.meter))
@@ -446,7 +430,7 @@ export class GeofenceIndex {
    * The fences whose boundary the straight segment from → to touches, in the constructor's order.
    * With both ends outside a fence, that means the segment passed through it.
    */
-  crossedBy(from: Point, to: Point): Geofence[] {
+  crossedBy(from: LatLon, to: LatLon): Geofence[] {
     if (![from.lat, from.lon, to.lat, to.lon].every(Number.isFinite)) return [];
     const [minLon, maxLon] = from.lon <= to.lon ? [from.lon, to.lon] : [to.lon, from.lon];
     const [minLat, maxLat] = from.lat <= to.lat ? [from.lat, to.lat] : [to.lat, from.lat];

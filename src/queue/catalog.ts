@@ -58,7 +58,7 @@ export const jobCatalog = {
   }),
   /**
    * Normalizes one inbox row (a push or a pulled page) into readings and latest state.
-   * Deduplicated per row while queued or running (src/ingest/inbox-queue.ts), so re-enqueueing a
+   * Deduplicated per row while queued or running (src/queue/enqueue-ingest.ts), so re-enqueueing a
    * queued row adds nothing while a row that needs another pass gets a new job; a retry after a
    * crash is harmless because processing is idempotent.
    */
@@ -82,7 +82,7 @@ export const jobCatalog = {
   }),
   /**
    * Pulls one vehicle now (POST /vehicles/{id}/refresh). Deduplicated per vehicle and cascade flag
-   * while queued (src/ingest/refresh-queue.ts), so a request with cascade never joins one without.
+   * while queued (src/queue/enqueue-ingest.ts), so a request with cascade never joins one without.
    */
   'pull.refresh': job({
     queue: 'pull',

@@ -6,6 +6,7 @@
  * nearest wins when both locations are known (members without a location come after located ones);
  * ties go to the lower load share, then name, then id, so the same input always gives the same answer.
  */
+import { distanceM } from '../domain/geo.js';
 import type { RosterMember } from '../domain/run.js';
 
 export interface DispatchInput {
@@ -22,20 +23,12 @@ export interface DispatchSuggestion {
   reason: string;
 }
 
-/** Mean Earth radius (IUGG), km. */
-const earthRadiusKm = 6371.0088;
-
-/** Great-circle distance between two points in degrees, km. */
+/** Great-circle distance between two points in degrees, km (the roster's and the API's point shape). */
 export function haversineKm(
   a: { latitude: number; longitude: number },
   b: { latitude: number; longitude: number },
 ): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * rad;
-  const dLon = (b.longitude - a.longitude) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
-  // min() keeps float noise on antipodal points from pushing asin out of its domain.
-  return 2 * earthRadiusKm * Math.asin(Math.min(1, Math.sqrt(h)));
+  return distanceM({ lat: a.latitude, lon: a.longitude }, { lat: b.latitude, lon: b.longitude }) / 1000;
 }
 
 interface Candidate {

@@ -8,7 +8,7 @@ import { lockRun } from '../db/runs.js';
 import { claimDispatchCheck, countOpenRunsByAssignee, listRoster, listRunsAwaitingDispatch } from '../db/runs-stage.js';
 import { findRunLocations } from '../db/service-locations.js';
 import type { Queues } from '../queue/queues.js';
-import { requestDispatch } from '../webhooks/queue.js';
+import { requestDispatch } from '../queue/enqueue-runs.js';
 import { proposeDispatch } from './dispatch-assistant.js';
 import { operateRun } from './run-operations.js';
 

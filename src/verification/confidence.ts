@@ -18,13 +18,11 @@
  * self-reported and year-old values are low (docs/verification.md).
  */
 import type { LinkBrokenReason } from '../domain/vehicle.js';
+import { isTelematicsSource } from '../domain/sample.js';
 import { msPerDay } from '../domain/units.js';
 
 export const confidences = ['high', 'medium', 'low', 'none'] as const;
 export type Confidence = (typeof confidences)[number];
-
-/** Odometer sources a person typed rather than a tracker reported. */
-const personSources: ReadonlySet<string> = new Set(['manual', 'service']);
 
 export interface OdometerEvidence {
   /** null when the vehicle has no odometer. */
@@ -33,10 +31,6 @@ export interface OdometerEvidence {
   ecu: boolean;
   linkBroken: LinkBrokenReason | null;
   ageMs: number;
-}
-
-export function isTelematicsSource(source: string): boolean {
-  return !personSources.has(source);
 }
 
 export function odometerConfidence(e: OdometerEvidence): Confidence {

@@ -8,10 +8,10 @@
  */
 import { defaultHealthConfig } from '../health/config.js';
 import { nearestPlace, placeLabel } from '../domain/places.js';
-import type { Dtc, TirePressureKpa } from '../domain/sample.js';
+import { isTelematicsSource, type Dtc, type TirePressureKpa } from '../domain/sample.js';
 import { kmToMiles, round2 } from '../domain/units.js';
 import type { OdometerSignal, VehicleAlert, VehicleRecord } from '../domain/vehicle.js';
-import { isTelematicsSource, odometerConfidence, type Confidence } from './confidence.js';
+import { odometerConfidence, type Confidence } from './confidence.js';
 
 export const verificationLevels = ['basic', 'standard', 'premium'] as const;
 export type VerificationLevel = (typeof verificationLevels)[number];

@@ -17,11 +17,11 @@ import type { RunEventKind } from '../domain/run.js';
 import type { Logger } from '../log.js';
 import type { Queues } from '../queue/queues.js';
 import { decryptSecret } from '../security/secrets.js';
-import { deliverOnce, storableText, type DeliveryOptions } from './http-client.js';
+import { deliverOnce, storableText, type DeliveryOptions } from '../http/client.js';
 import { LaneSlots } from './lane-slots.js';
-import { requestLanes, type Lane } from './queue.js';
+import { requestLanes, type Lane } from '../queue/enqueue-webhooks.js';
 import { signCoreBody } from './sign.js';
-import { allowsPlainHttp } from './ssrf.js';
+import { allowsPlainHttp } from '../http/ssrf.js';
 import { webhookEnvelopeBytes } from './webhook-run.js';
 
 export interface CoreDeliveryDeps {

@@ -5,7 +5,11 @@
  * a slot at once: one busy tenant uses an idle worker fully, yet a tenant with many dead receivers
  * never holds the slots everyone else needs, whatever the delivery timeout.
  */
-import { deliverySlotsPerProcess } from './queue.js';
+/**
+ * Delivery jobs one webhooks worker process runs at once (its BullMQ concurrency). Each is one
+ * lane turn, waiting on one receiver most of the time.
+ */
+export const deliverySlotsPerProcess = 64;
 
 export const lanesPerCompany = deliverySlotsPerProcess / 4;
 

@@ -6,7 +6,7 @@
 import type { PresentedRun } from '../runs/present-run.js';
 import type { ServiceLocationRecord } from '../db/service-locations.js';
 import type { DispatchProposal, RunEventKind } from '../domain/run.js';
-import { assembleAddress, splitAddress, type AddressParts } from './address.js';
+import { assembleAddress, splitAddress, type AddressParts } from '../domain/address.js';
 
 /** Changes when the envelope shape or the signing scheme changes (docs/api.md "Versioning"). */
 export const webhookApiVersion = '2026-11-01';

@@ -10,7 +10,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertWebhookEvents } from '../../src/db/webhooks.js';
 import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
-import { requestRelay } from '../../src/webhooks/queue.js';
+import { requestRelay } from '../../src/queue/enqueue-webhooks.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 

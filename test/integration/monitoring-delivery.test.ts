@@ -7,7 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
-import { deliverySlotsPerProcess } from '../../src/webhooks/queue.js';
+import { deliverySlotsPerProcess } from '../../src/webhooks/lane-slots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitoredVehiclesOfMonth } from '../../src/db/monitoring-metering.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../providers/signing.js';
-import { checkDigitOf } from '../../src/history/vin.js';
+import { checkDigitOf } from '../../src/domain/vin.js';
 import { createPullDeps, pullFeed, type PullDeps } from '../../src/ingest/pulls.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';

@@ -5,7 +5,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/queue/connection.js';
-import { enqueueInboxRows } from '../../src/ingest/inbox-queue.js';
+import { enqueueInboxRows } from '../../src/queue/enqueue-ingest.js';
 import { createLogger } from '../../src/log.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, drainInbox, pushGeneric, readingCount } from '../helpers/ingest.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../providers/signing.js';
-import { enqueueHealthEvaluations } from '../../src/health/enqueue.js';
+import { enqueueHealthEvaluations } from '../../src/queue/enqueue-health.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeProvider, type FakeProvider } from '../helpers/fake-provider.js';
 import { createConnection, drainInbox, settle } from '../helpers/ingest.js';

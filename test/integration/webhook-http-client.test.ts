@@ -6,12 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  deliverOnce,
-  ssrfRefusalMessage,
-  type DeliveryOptions,
-  type DeliveryRequest,
-} from '../../src/webhooks/http-client.js';
+import { deliverOnce, ssrfRefusalMessage, type DeliveryOptions, type DeliveryRequest } from '../../src/http/client.js';
 import { signCoreBody } from '../../src/webhooks/sign.js';
 import { verifyServiceSignature } from '../../src/webhooks/verify.js';
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/pool.js';
 import { insertWebhookEvents } from '../../src/db/webhooks.js';
 import { abandonedAfterMs, laneTurnMs, laneWidth } from '../../src/webhooks/deliver-core.js';
-import { requestRelay } from '../../src/webhooks/queue.js';
-import { recoverDeliveries } from '../../src/webhooks/recovery.js';
+import { requestRelay } from '../../src/queue/enqueue-webhooks.js';
+import { recoverDeliveries } from '../../src/webhooks/recover.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ProcessGroup, serviceEnv, type ServiceProcess } from '../helpers/processes.js';
 

@@ -10,8 +10,8 @@ import { withTransaction } from '../../src/db/pool.js';
 import { claimLaneDeliveries, insertWebhookEvents, relayWebhookEvents } from '../../src/db/webhooks.js';
 import { abandonedAfterMs, coreDeliverer, laneStartWidth, laneWidth } from '../../src/webhooks/deliver-core.js';
 import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
-import { deliverySlotsPerProcess } from '../../src/webhooks/queue.js';
-import { recoverDeliveries } from '../../src/webhooks/recovery.js';
+import { deliverySlotsPerProcess } from '../../src/webhooks/lane-slots.js';
+import { recoverDeliveries } from '../../src/webhooks/recover.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 

@@ -9,7 +9,7 @@ import {
   type PendingDelivery,
 } from '../../src/db/webhooks.js';
 import { coreDeliverer, type CoreDeliveryDeps } from '../../src/webhooks/deliver-core.js';
-import { requestLanes } from '../../src/webhooks/queue.js';
+import { requestLanes } from '../../src/queue/enqueue-webhooks.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

@@ -21,7 +21,7 @@ import type { PushRequest } from '../../../providers/types.js';
 import type { Pool } from '../../db/pool.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import type { ConnectionCache } from '../../ingest/connection-cache.js';
-import { enqueueInboxRows } from '../../ingest/inbox-queue.js';
+import { enqueueInboxRows } from '../../queue/enqueue-ingest.js';
 import { storePush } from '../../ingest/push-store.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';

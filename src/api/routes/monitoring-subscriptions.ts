@@ -47,7 +47,7 @@ import {
   type StoredMonitoringOptions,
 } from '../../monitoring/kinds.js';
 import { encryptSecret, newSecret } from '../../security/secrets.js';
-import { targetUrlProblem } from '../../webhooks/ssrf.js';
+import { targetUrlProblem } from '../../http/ssrf.js';
 import { createWithinCap, type CompanyCap } from '../company-caps.js';
 import { Envelope, ErrorEnvelope, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
 import {

@@ -4,8 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { adapters, isProviderId } from '../../../providers/index.js';
 import type { Queues } from '../../queue/queues.js';
-import { enqueueHealthEvaluations } from '../../health/enqueue.js';
-import { requestRefresh } from '../../ingest/refresh-queue.js';
+import { enqueueHealthEvaluations } from '../../queue/enqueue-health.js';
+import { requestRefresh } from '../../queue/enqueue-ingest.js';
 import { withTransaction, type Pool } from '../../db/pool.js';
 import type { VehicleRecord } from '../../domain/vehicle.js';
 import {

@@ -12,7 +12,7 @@
  *
  * State is JSON (ISO strings) and bounded: two counters, three small records, at most 31 days.
  */
-import { isOdometerSignal, maxFutureSkewMs } from '../../domain/sample.js';
+import { isOdometerSignal, manualSources, maxFutureSkewMs } from '../../domain/sample.js';
 import { msPerDay } from '../../domain/units.js';
 import type { LinkBroken } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../config.js';
@@ -46,8 +46,6 @@ export interface LinkEvaluation {
   odometer: { km: number; at: Date; source: string } | null;
 }
 
-/** Hand-entered readings: someone looked at the dashboard, so they re-baseline everything. */
-const anchorSources: ReadonlySet<string> = new Set(['manual', 'service']);
 /** The shortest gap the rate check divides by, so two readings a minute apart cannot look impossible. */
 const minRateGapDays = 1 / 24;
 const dailyWindowDays = 30;
@@ -158,7 +156,8 @@ export function evaluateLink(
     if (km === null) continue;
     const at = sample.recordedAt;
     if (at.getTime() > now.getTime() + maxFutureSkewMs) continue;
-    const anchor = anchorSources.has(sample.source);
+    // Hand-entered readings: someone looked at the dashboard, so they re-baseline everything.
+    const anchor = manualSources.has(sample.source);
     if (!anchor) {
       // Any provider reading proves the tracker reports (no_reading, stale), even a late one.
       const last = state.lastTracker;

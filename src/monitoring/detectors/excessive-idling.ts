@@ -11,7 +11,7 @@
 import { engineRunning } from '../../health/rules/engine-state.js';
 import { finiteValue } from '../../health/sample-values.js';
 import { freshSamples, type Watermarks } from '../fresh.js';
-import { distanceM } from '../geofences.js';
+import { distanceM } from '../../domain/geo.js';
 import type { Detection, Detector, MonitoringInput } from '../types.js';
 import type { MonitoringOptions } from '../kinds.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   GeofenceIndex,
-  distanceM,
   geofenceIndexFor,
   maxCircleRadiusM,
   maxGeofenceVertices,
   parseGeofenceArea,
 } from '../../../src/monitoring/geofences.js';
+import { distanceM } from '../../../src/domain/geo.js';
 import type { Geofence, GeofenceArea } from '../../../src/monitoring/types.js';
 
 type Ring = Array<[number, number]>;

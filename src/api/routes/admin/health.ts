@@ -7,7 +7,7 @@ import { insertServiceEntry, listServiceEntries, type ServiceEntryRecord } from 
 import { findVehicleCompanyId, setVehicleHealthConfig } from '../../../db/vehicles.js';
 import { milesToKm, kmToMiles, round2 } from '../../../domain/units.js';
 import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../../../health/config.js';
-import { enqueueHealthEvaluations } from '../../../health/enqueue.js';
+import { enqueueHealthEvaluations } from '../../../queue/enqueue-health.js';
 import type { Queues } from '../../../queue/queues.js';
 import { HealthConfigOverrides, HealthConfigView, MaintenanceType } from '../../schemas/health.js';
 import { Envelope, Nullable, NullableString, OptionalText, PathId, Timestamp, ok } from '../../schemas/common.js';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withTransaction, type Pool } from '../../../db/pool.js';
 import type { Queues } from '../../../queue/queues.js';
-import { afterRunChanges } from '../../../webhooks/queue.js';
+import { afterRunChanges } from '../../../queue/enqueue-runs.js';
 import { findRun } from '../../../db/runs.js';
 import { submitServiceRequest } from '../../../runs/service-requests.js';
 import { presentRun } from '../../../runs/present-run.js';

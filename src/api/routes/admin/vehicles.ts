@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withTransaction, type Pool } from '../../../db/pool.js';
 import { deactivateVehicle, findVehicleCompanyId, listCompanyVehicles } from '../../../db/vehicles.js';
 import { notFound } from '../../../errors.js';
-import { requestAfterEvaluation } from '../../../health/enqueue.js';
+import { requestAfterEvaluation } from '../../../queue/enqueue-health.js';
 import type { Queues } from '../../../queue/queues.js';
 import { createVehicle, patchVehicle } from '../../../vehicles/vehicle-admin.js';
 import { transferVehicle } from '../../../vehicles/vehicle-transfer.js';

@@ -1,5 +1,5 @@
 /**
- * The recovery sweep of core deliveries (`webhooks.recover`, every minute): settles the sends a
+ * The recover sweep of core deliveries (`webhooks.recover`, every minute): settles the sends a
  * dead worker had started, and asks again for the lanes of deliveries still pending.
  */
 import type { Pool } from '../db/pool.js';
@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { enqueueGraceMs } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { abandonedAfterMs } from './deliver-core.js';
-import { requestLanes } from './queue.js';
+import { requestLanes } from '../queue/enqueue-webhooks.js';
 
 const lanesPerSweep = 10_000;
 

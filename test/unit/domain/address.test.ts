@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { assembleAddress, splitAddress, type AddressParts } from '../../../src/webhooks/address.js';
+import { assembleAddress, splitAddress, type AddressParts } from '../../../src/domain/address.js';
 
 const none: AddressParts = {
   street_1: null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDigitOf, checkVin, modelYearOf } from '../../../src/history/vin.js';
+import { checkDigitOf, checkVin, modelYearOf } from '../../../src/domain/vin.js';
 
 describe('checkVin', () => {
   it.each([

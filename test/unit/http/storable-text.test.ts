@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storableText } from '../../../src/webhooks/http-client.js';
+import { storableText } from '../../../src/http/client.js';
 
 describe('storableText', () => {
   it('drops NUL and replaces lone surrogates, keeping everything else', () => {

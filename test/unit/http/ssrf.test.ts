@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowsPlainHttp, blockedReason } from '../../../src/webhooks/ssrf.js';
+import { allowsPlainHttp, blockedReason } from '../../../src/http/ssrf.js';
 
 describe('blockedReason: IPv4 ranges, with both edges of each', () => {
   it.each([

@@ -1,8 +1,8 @@
 import type { Logger } from '../log.js';
-import { requestMonitoringLanes } from '../monitoring/lanes.js';
-import { enqueueAfterCommit } from '../queue/after-commit.js';
-import type { Queues } from '../queue/queues.js';
-import type { EvaluationSummary } from './evaluate-vehicles.js';
+import { enqueueAfterCommit } from './after-commit.js';
+import { requestMonitoringLanes, type MonitoringLane } from './enqueue-monitoring.js';
+import { requestHealthConsumer } from './enqueue-runs.js';
+import type { Queues } from './queues.js';
 
 /**
  * Queues one health evaluation per vehicle. Deduplicated per vehicle and cascade flag: many
@@ -22,11 +22,6 @@ export async function enqueueHealthEvaluations(
   );
 }
 
-/** Asks the runs stage to consume new health events (deduplicated; one run kept behind a running one). */
-export async function requestHealthConsumer(queues: Queues): Promise<void> {
-  await queues.add('runs.from-health', {}, { deduplicationId: 'runs-from-health', keepLastIfActive: true });
-}
-
 /**
  * After an evaluation committed (a job's, a sweep page's, a transfer's): asks the runs stage to
  * consume its health events and the monitoring lanes to send its deliveries. A lost ask is only
@@ -35,7 +30,7 @@ export async function requestHealthConsumer(queues: Queues): Promise<void> {
 export async function requestAfterEvaluation(
   queues: Queues,
   log: Pick<Logger, 'warn'>,
-  summary: Pick<EvaluationSummary, 'events' | 'monitoringLanes'>,
+  summary: { events: number; monitoringLanes: readonly MonitoringLane[] },
 ): Promise<void> {
   if (summary.events > 0) await enqueueAfterCommit(log, 'runs.from-health', () => requestHealthConsumer(queues));
   if (summary.monitoringLanes.length > 0)

@@ -4,8 +4,11 @@
  * jobs only say when to look, so a lost job costs at most the due sweep's interval, and an extra
  * job sends nothing twice (a delivery is claimed before its send).
  */
-import type { Queues } from '../queue/queues.js';
-import type { MonitoringLane } from './detect-stage.js';
+import type { Lane } from './enqueue-webhooks.js';
+import type { Queues } from './queues.js';
+
+/** A monitoring subscription's lane: the same shape as a core subscription's. */
+export type MonitoringLane = Lane;
 
 /**
  * Asks for a turn of each lane (now, or after `delayMs`): one job running and one waiting per
