@@ -19,8 +19,8 @@ import { Queue } from 'bullmq';
 import { hmacHex } from '../providers/signing.js';
 import type { Pool } from '../src/db/pool.js';
 import { GeofenceIndex } from '../src/monitoring/geofences.js';
-import { monitoringKinds } from '../src/monitoring/kinds.js';
-import type { Geofence } from '../src/monitoring/types.js';
+import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
+import type { Geofence } from '../src/domain/geo.js';
 import { createRedis } from '../src/queue/connection.js';
 import { encryptJson, encryptSecret } from '../src/security/secrets.js';
 import {

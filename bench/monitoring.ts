@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Pool } from '../src/db/pool.js';
-import { monitoringKinds } from '../src/monitoring/kinds.js';
+import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
 import { requestMonitoringLanes } from '../src/queue/enqueue-monitoring.js';
 import { Queues } from '../src/queue/queues.js';
 import { encryptSecret } from '../src/security/secrets.js';

@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { closeOnSignals, startService } from './service.js';
 import { verifyMonitoringSignature, verifyServiceSignature } from '../src/webhooks/verify.js';
-import { monitoringKinds } from '../src/monitoring/kinds.js';
+import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
 
 const base = loadConfig();
 // The demo's receiver listens on loopback, which the SSRF guard refuses unless allowed.

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Geofence } from '../monitoring/types.js';
+import type { Geofence } from '../domain/geo.js';
 
 export interface SharedFences {
   version: string;

@@ -3,7 +3,7 @@
  * being watched at once, and a subscription that names it in options.geofence_ids keeps the id
  * but watches the fences that remain.
  */
-import type { Geofence, GeofenceArea } from '../monitoring/types.js';
+import type { Geofence, GeofenceArea } from '../domain/geo.js';
 import type { Queryable } from './pool.js';
 
 export interface GeofenceRecord extends Geofence {

@@ -1,7 +1,7 @@
 /** Statements of the health stage: what an evaluation reads for a set of vehicles, and what it writes. */
-import type { HealthState, HealthEvent } from '../health/evaluate.js';
-import type { DeepPartial, HealthConfig } from '../health/config.js';
-import type { RuleSample } from '../health/types.js';
+import type { HealthState, HealthEvent } from '../domain/health.js';
+import type { DeepPartial, HealthConfig } from '../domain/health-config.js';
+import type { RuleSample } from '../domain/sample.js';
 import { odometerSignals } from '../domain/sample.js';
 import type { LinkBroken, VehicleHealth } from '../domain/vehicle.js';
 import { ownedSinceSql } from './ownership.js';

@@ -3,7 +3,7 @@
  * attempt timeline, and a subscription's endpoint health, each reading a bounded number of
  * attempts. The pipeline writes deliveries and attempts (src/db/monitoring-delivery-queue.ts).
  */
-import type { MonitoringKind } from '../monitoring/kinds.js';
+import type { MonitoringKind } from '../domain/monitoring-kinds.js';
 import type { Queryable } from './pool.js';
 
 export const monitoringDeliveryStatuses = ['pending', 'retrying', 'succeeded', 'failed'] as const;

@@ -5,8 +5,8 @@
  * so a restart or a Redis loss neither drops nor repeats an attempt: an attempt is made only by
  * the sender whose claim (`sending_since`) set it, and a claim is cleared only by its record.
  */
-import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../monitoring/kinds.js';
-import type { EventSample } from '../monitoring/types.js';
+import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../domain/monitoring-kinds.js';
+import type { EventSample } from '../domain/sample.js';
 import type { MonitoringDeliveryStatus } from './monitoring-deliveries.js';
 import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';

@@ -10,9 +10,9 @@
  * (db/ownership.ts `ownedSinceSql`; docs/ownership.md): a dry run replays only the owner's own readings
  * and events, the odometer's included (an event is always caused by a reading of the owner's span).
  */
-import type { DeepPartial, HealthConfig } from '../health/config.js';
-import type { RuleSample } from '../health/types.js';
-import type { EventSample } from '../monitoring/types.js';
+import type { DeepPartial, HealthConfig } from '../domain/health-config.js';
+import type { RuleSample } from '../domain/sample.js';
+import type { EventSample } from '../domain/sample.js';
 import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 

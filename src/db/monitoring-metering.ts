@@ -3,7 +3,7 @@
  * once for each month in which it had a live subscription, at the highest tier it had that month.
  * Subscriptions are deleted softly, so their rows answer for every past month.
  */
-import type { MonitoringTier } from '../monitoring/kinds.js';
+import type { MonitoringTier } from '../domain/monitoring-kinds.js';
 import type { Queryable } from './pool.js';
 
 /**

@@ -3,7 +3,7 @@
  * the row stays (metering bills every month a vehicle was monitored, and the integrator can still
  * read its deliveries) with deleted_at set, and detection skips it from then on.
  */
-import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../monitoring/kinds.js';
+import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../domain/monitoring-kinds.js';
 import type { Queryable } from './pool.js';
 
 export interface MonitoringSubscriptionRecord {

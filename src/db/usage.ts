@@ -2,7 +2,6 @@
  * Statements of the usage ledger (migration 0016, docs/pricing.md): one row per billed report or
  * verification, read back per UTC month in billing order for pricing and per day for the chart.
  */
-import type { Run } from '../usage/pricing.js';
 import type { Queryable } from './pool.js';
 
 export type MeteredProduct = 'history_report' | 'verification';
@@ -41,6 +40,12 @@ export async function deleteUsage(
     product,
     requestKey,
   ]);
+}
+
+/** Consecutive units of one tier, in billing order (priced by src/usage/pricing.ts). */
+export interface Run {
+  tier: string;
+  quantity: number;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Distances on the Earth's surface, shared by geofences, dispatch and the simulated fleet. */
+/** Points, distances and geofence areas on the Earth's surface (geofences, dispatch, the simulated fleet). */
 
 export interface LatLon {
   lat: number;
@@ -17,4 +17,15 @@ export function distanceM(a: LatLon, b: LatLon): number {
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(toRadians(a.lat)) * Math.cos(toRadians(b.lat)) * Math.sin(dLon / 2) ** 2;
   // min() keeps float noise on antipodal points from pushing asin out of its domain.
   return 2 * earthRadiusM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** A geofence as the detectors see it (GeoJSON polygon rings in [lon, lat], or a circle). */
+export type GeofenceArea =
+  | { type: 'Polygon'; coordinates: Array<Array<[number, number]>> }
+  | { type: 'Circle'; center: LatLon; radius_m: number };
+
+export interface Geofence {
+  id: string;
+  name: string;
+  area: GeofenceArea;
 }

@@ -134,3 +134,20 @@ export const manualSources: ReadonlySet<string> = new Set(['manual', 'service'])
 export function isTelematicsSource(source: string): boolean {
   return !manualSources.has(source);
 }
+
+/** A stored provider event (table vehicle_events): harsh braking, acceleration, impact, airbag. */
+export interface EventSample {
+  kind: ProviderEventKind;
+  recordedAt: Date;
+  /** Peak acceleration in g, when the provider gives it. */
+  g: number | null;
+}
+
+/** A sample as the rules see it: one signal value of the vehicle at the time it was recorded. */
+export interface RuleSample {
+  signal: string;
+  recordedAt: Date;
+  value: unknown;
+  /** Provider name, or `manual` for a hand-entered odometer. */
+  source: string;
+}

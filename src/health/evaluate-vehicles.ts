@@ -44,10 +44,10 @@ import {
 import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
-import type { MonitoringKind } from '../monitoring/kinds.js';
-import { effectiveHealthConfig, type HealthConfig } from './config.js';
+import type { MonitoringKind } from '../domain/monitoring-kinds.js';
+import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
 import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from './evaluate.js';
-import type { RuleSample } from './types.js';
+import type { RuleSample } from '../domain/sample.js';
 
 export interface EvaluationOptions {
   /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */

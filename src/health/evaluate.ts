@@ -3,29 +3,14 @@
  * vehicle's new samples, and works out what changed. Pure: the health worker loads the inputs and
  * persists the result.
  */
-import type { HealthStatus, LinkBroken, LinkBrokenReason, VehicleAlert, VehicleHealth } from '../domain/vehicle.js';
-import type { HealthConfig } from './config.js';
+import type { LinkBroken, VehicleAlert, VehicleHealth } from '../domain/vehicle.js';
+import type { HealthConfig } from '../domain/health-config.js';
 import { healthRules } from './registry.js';
 import { rollUpHealth } from './roll-up.js';
-import { averageDailyKm, evaluateLink, initialLinkState, type LinkState } from './rules/link-broken.js';
-import type { ActiveAlert, RuleSample, VehicleFacts } from './types.js';
-
-export interface HealthState {
-  link: LinkState;
-  /** Each rule's own state, by rule name. */
-  rules: Record<string, unknown>;
-  /** The active alerts of the last evaluation, to tell what opened, changed or resolved. */
-  alerts: ActiveAlert[];
-  status: HealthStatus;
-  linkReason: LinkBrokenReason | null;
-}
-
-export type HealthEventKind = 'alert_opened' | 'alert_changed' | 'alert_resolved' | 'status_changed' | 'link_changed';
-
-export interface HealthEvent {
-  kind: HealthEventKind;
-  payload: Record<string, unknown>;
-}
+import { averageDailyKm, evaluateLink, initialLinkState } from './rules/link-broken.js';
+import type { ActiveAlert, HealthEvent, HealthState } from '../domain/health.js';
+import type { RuleSample } from '../domain/sample.js';
+import type { VehicleFacts } from './types.js';
 
 export interface HealthEvaluation {
   state: HealthState;

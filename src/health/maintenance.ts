@@ -8,7 +8,7 @@
  * Canonical distances are km; miles appear here only because intervals are set in miles.
  */
 import { kmToMiles, msPerDay } from '../domain/units.js';
-import type { MaintenanceInterval } from './config.js';
+import type { MaintenanceInterval } from '../domain/health-config.js';
 import { addMonths, daysBetween, isoDate } from './dates.js';
 
 export interface MaintenanceDue {

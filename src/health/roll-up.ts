@@ -13,7 +13,7 @@
  * info alerts never change the status: they inform and would otherwise make every vehicle yellow.
  */
 import type { HealthStatus, LinkBroken } from '../domain/vehicle.js';
-import type { ActiveAlert } from './types.js';
+import type { ActiveAlert } from '../domain/health.js';
 
 const safetyAlertTypes: ReadonlySet<string> = new Set([
   'brake_wear_detected',

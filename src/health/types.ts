@@ -13,29 +13,10 @@
  * - episode: a condition continuously true (with hysteresis); a rule raises at most one alert per
  *   episode and re-arms only after the condition has cleared.
  */
-import type { AlertSeverity, LinkBroken } from '../domain/vehicle.js';
-import type { HealthConfig } from './config.js';
-
-/** A sample as the rules see it: one signal value of the vehicle at the time it was recorded. */
-export interface RuleSample {
-  signal: string;
-  recordedAt: Date;
-  value: unknown;
-  /** Provider name, or `manual` for a hand-entered odometer. */
-  source: string;
-}
-
-/** An alert a rule holds active; `key` tells apart alerts of one type (a tire, a DTC code). */
-export interface ActiveAlert {
-  key: string;
-  severity: AlertSeverity;
-  type: string;
-  display_name: string;
-  due_date: string | null;
-  due_miles_remaining: number | null;
-  /** Maintenance alerts: past due (not only due soon). Not shown in the API; the runs stage reads it. */
-  overdue?: boolean;
-}
+import type { ActiveAlert } from '../domain/health.js';
+import type { RuleSample } from '../domain/sample.js';
+import type { LinkBroken } from '../domain/vehicle.js';
+import type { HealthConfig } from '../domain/health-config.js';
 
 /** Facts about the vehicle that are not samples, loaded by the worker for every evaluation. */
 export interface VehicleFacts {

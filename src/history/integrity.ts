@@ -8,7 +8,7 @@
  * - stream: the points of one signal and source (the ECU odometer from one provider, the manual
  *   entries, a GPS-derived odometer), in time order.
  *
- * Rules (limits shared with the tracker-link rule, health/config.ts; docs/history-report.md):
+ * Rules (limits shared with the tracker-link rule, src/domain/health-config.ts; docs/history-report.md):
  * - backwards: within a stream, a reading lower than the one before by more than the tolerance.
  * - impossible_rate: within a stream, a rise faster than a vehicle can drive (3,000 mi/day; gaps
  *   under an hour count as an hour, so two readings seconds apart cannot look impossible).
@@ -16,7 +16,7 @@
  *   than 250 miles and 5 % of the reading (the 5 % dashboard vs OBD gap treated as a fraud sign,
  *   cardr.com; the 250 miles our rollback tolerance). One flag per pair of streams.
  */
-import { defaultHealthConfig } from '../health/config.js';
+import { defaultHealthConfig } from '../domain/health-config.js';
 import { manualSources } from '../domain/sample.js';
 import { kmToMiles, msPerDay } from '../domain/units.js';
 import type { IntegrityFlag, OdometerIntegrity, OdometerReading } from './types.js';

@@ -6,7 +6,7 @@ import type { CompletedRunRow, DrivingDay, IncidentEventRow, ServiceEntryRow } f
 import type { OwnershipSpan } from '../db/ownership.js';
 import { nearestPlace, placeLabel } from '../domain/places.js';
 import { kmPerMile, kmToMiles, msPerDay } from '../domain/units.js';
-import { defaultHealthConfig } from '../health/config.js';
+import { defaultHealthConfig } from '../domain/health-config.js';
 import { airbagIncidentMs, impactG, impactWindowMs, majorImpactG } from '../domain/incidents.js';
 import { isTelematicsSource } from '../domain/sample.js';
 import { roundMiles, type OdometerPoint } from './integrity.js';
@@ -240,7 +240,7 @@ export interface BrakingSpan {
 }
 
 /**
- * The lifetime tier's forecasts: the oil change from the maintenance interval (health/config.ts
+ * The lifetime tier's forecasts: the oil change from the maintenance interval (src/domain/health-config.ts
  * defaults) and the last oil service, brakes from the lining sensor or the pad life scaled by the
  * harsh braking rate, the battery from its latest voltage against the battery rule's thresholds.
  * Premium monitoring events carry the known ones (src/monitoring/event-body.ts).

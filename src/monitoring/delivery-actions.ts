@@ -22,7 +22,7 @@ import { AppError, rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
-import { tierRetentionDays } from './kinds.js';
+import { tierRetentionDays } from '../domain/monitoring-kinds.js';
 import { requestMonitoringLanes } from '../queue/enqueue-monitoring.js';
 import { decideManualRetry, type ManualRetryLimits } from './manual-retry-limit.js';
 

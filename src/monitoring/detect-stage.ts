@@ -25,12 +25,14 @@ import {
 } from '../db/monitoring-delivery-queue.js';
 import type { PoolClient } from '../db/pool.js';
 import type { VehiclePredictions } from '../domain/predictions.js';
-import type { RuleSample } from '../health/types.js';
+import type { RuleSample } from '../domain/sample.js';
 import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
 import { detectMonitoringEvents, monitoringSignals } from './engine.js';
 import { buildMonitoringEventBody } from './event-body.js';
-import { monitoringOptions, type MonitoringKind } from './kinds.js';
-import type { Detection, EventSample, Geofence, MonitoringInput } from './types.js';
+import { monitoringOptions, type MonitoringKind } from '../domain/monitoring-kinds.js';
+import type { Detection, MonitoringInput } from './types.js';
+import type { EventSample } from '../domain/sample.js';
+import type { Geofence } from '../domain/geo.js';
 
 /** The `fed_through` key of the provider events' watermark (no signal has this name). */
 export const vehicleEventsWatermark = 'vehicle_events';

@@ -15,14 +15,18 @@
  *   (src/cpu-pool/), which also bounds its time, and builds the answer there (`dryRunAnswer`).
  */
 import { odometerSignals } from '../domain/sample.js';
-import type { HealthConfig } from '../health/config.js';
-import { evaluateVehicleHealth, type HealthState } from '../health/evaluate.js';
-import type { RuleSample, VehicleFacts } from '../health/types.js';
+import type { HealthConfig } from '../domain/health-config.js';
+import { evaluateVehicleHealth } from '../health/evaluate.js';
+import { type HealthState } from '../domain/health.js';
+import type { RuleSample } from '../domain/sample.js';
+import type { VehicleFacts } from '../health/types.js';
 import { detectMonitoringEvents, type MonitoringState } from './engine.js';
 import { buildMonitoringEventBody, latestServiceAt } from './event-body.js';
 import { geofenceIndexFor } from './geofences.js';
-import type { MonitoringKind, MonitoringOptions } from './kinds.js';
-import type { Detection, EventSample, Geofence } from './types.js';
+import type { MonitoringKind, MonitoringOptions } from '../domain/monitoring-kinds.js';
+import type { Detection } from './types.js';
+import type { EventSample } from '../domain/sample.js';
+import type { Geofence } from '../domain/geo.js';
 
 export interface DryRunInput {
   samples: readonly RuleSample[];

@@ -4,7 +4,7 @@
  * worker loads the state and input and stores the result; the dry-run runs it over history.
  */
 import { feedOrder } from '../health/evaluate.js';
-import type { MonitoringKind, MonitoringOptions } from './kinds.js';
+import type { MonitoringKind, MonitoringOptions } from '../domain/monitoring-kinds.js';
 import { monitoringDetectors } from './registry.js';
 import type { Detection, MonitoringInput } from './types.js';
 

@@ -16,10 +16,11 @@
  *   around a parked vehicle gives an entry at its next fix.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { RuleSample } from '../health/types.js';
+import type { RuleSample } from '../domain/sample.js';
 import { freshSamples, type Watermarks } from './fresh.js';
 import { geofenceIndexFor } from './geofences.js';
-import type { Geofence, MonitoringInput } from './types.js';
+import type { Geofence } from '../domain/geo.js';
+import type { MonitoringInput } from './types.js';
 
 /** Fixes further apart than this are not joined by a straight line for crossings [U]. */
 export const maxCrossingGapMs = 30 * 60_000;

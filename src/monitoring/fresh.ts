@@ -7,8 +7,8 @@
  * watermark a day ahead and silence the signal.
  */
 import { maxFutureSkewMs } from '../domain/sample.js';
-import type { RuleSample } from '../health/types.js';
-import type { EventSample } from './types.js';
+import type { RuleSample } from '../domain/sample.js';
+import type { EventSample } from '../domain/sample.js';
 import type { ProviderEventKind } from '../domain/sample.js';
 
 /** Per signal, the newest `recordedAt` read (epoch ms). JSON; one entry per signal a detector reads. */

@@ -20,7 +20,7 @@
 import Flatbush from 'flatbush';
 import { distanceM, earthRadiusM, toRadians, type LatLon } from '../domain/geo.js';
 import type { FieldError } from '../errors.js';
-import type { Geofence, GeofenceArea } from './types.js';
+import type { Geofence, GeofenceArea } from '../domain/geo.js';
 
 /** Positions over all rings of one polygon: bounds the per-query work and the stored size. */
 export const maxGeofenceVertices = 2000;

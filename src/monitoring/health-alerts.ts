@@ -13,9 +13,9 @@
  * the alert active), or `now` when none came (a confirmation timer or a due date ran out in a
  * sweep).
  */
-import type { ActiveAlert } from '../health/types.js';
+import type { ActiveAlert } from '../domain/health.js';
 import { newestSampleAt } from './fresh.js';
-import type { MonitoringKind } from './kinds.js';
+import type { MonitoringKind } from '../domain/monitoring-kinds.js';
 import type { Detection, Detector } from './types.js';
 
 export interface FollowedAlertsState {

@@ -7,12 +7,13 @@
  */
 import { impactG, impactWindowMs } from '../domain/incidents.js';
 import type { AlertSeverity } from '../domain/vehicle.js';
-import type { RuleSample } from '../health/types.js';
+import type { RuleSample } from '../domain/sample.js';
 import { finiteValue } from '../health/sample-values.js';
 import { providerEventKinds, type ProviderEventKind } from '../domain/sample.js';
 import { freshEvents, freshSamples, type Watermarks } from './fresh.js';
-import type { MonitoringKind } from './kinds.js';
-import type { Detection, Detector, EventSample } from './types.js';
+import type { MonitoringKind } from '../domain/monitoring-kinds.js';
+import type { Detection, Detector } from './types.js';
+import type { EventSample } from '../domain/sample.js';
 
 /** Standard gravity as those sources count it, m/s². */
 const gMps2 = 9.81;

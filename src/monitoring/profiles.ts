@@ -8,7 +8,7 @@
  * usage other than maintenance_due) have none.
  */
 import type { AlertSeverity } from '../domain/vehicle.js';
-import { groupOf, monitoringKinds, type MonitoringGroup, type MonitoringKind } from './kinds.js';
+import { groupOf, monitoringKinds, type MonitoringGroup, type MonitoringKind } from '../domain/monitoring-kinds.js';
 import type { Detection, MonitoringEventBody } from './types.js';
 
 export type MonitoringActions = MonitoringEventBody['actions'];
@@ -141,7 +141,7 @@ export const kindProfiles: Readonly<Record<MonitoringKind, KindProfile>> = Objec
   monitoringKinds.map((kind) => [kind, { type: groupOf(kind), ...entries[kind] }]),
 ) as Record<MonitoringKind, KindProfile>;
 
-/** maintenance_due's estimated cost by item (the maintenance intervals of src/health/config.ts). */
+/** maintenance_due's estimated cost by item (the maintenance intervals of src/domain/health-config.ts). */
 export const maintenanceItemCosts: Readonly<Record<string, string>> = {
   oil_change: '$50–$120',
   tire_rotation: '$25–$75',

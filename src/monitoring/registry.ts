@@ -1,5 +1,5 @@
 /**
- * The monitoring detectors, one per kind, in the catalogue's order (kinds.ts: maintenance, system,
+ * The monitoring detectors, one per kind, in the catalogue's order (src/domain/monitoring-kinds.ts: maintenance, system,
  * incident, location, usage). Listed explicitly: adding, removing or reordering a detector is a
  * reviewed change here. The engine runs only the subscription's kinds, in this order.
  */

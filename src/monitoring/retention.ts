@@ -6,7 +6,7 @@
 import { deleteInBatches } from '../db/batched-delete.js';
 import { purgeMonitoringHistory } from '../db/monitoring-delivery-queue.js';
 import type { Pool } from '../db/pool.js';
-import { tierRetentionDays } from './kinds.js';
+import { tierRetentionDays } from '../domain/monitoring-kinds.js';
 
 export async function purgeExpiredMonitoringHistory(pool: Pool, now: Date): Promise<{ purged: number }> {
   const purged = await deleteInBatches((limit) => purgeMonitoringHistory(pool, now, tierRetentionDays, limit));

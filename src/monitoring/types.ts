@@ -20,30 +20,13 @@
  * this evaluation (its active alerts and trusted odometer), so maintenance and system warnings
  * follow the health alerts' episodes and thresholds.
  */
-import type { RuleSample, ActiveAlert } from '../health/types.js';
+import type { RuleSample } from '../domain/sample.js';
+import type { ActiveAlert } from '../domain/health.js';
 import type { VehiclePredictions } from '../domain/predictions.js';
-import type { ProviderEventKind } from '../domain/sample.js';
+import type { Geofence } from '../domain/geo.js';
+import type { EventSample } from '../domain/sample.js';
 import type { AlertSeverity, LinkBroken } from '../domain/vehicle.js';
-import type { MonitoringKind, MonitoringOptions } from './kinds.js';
-
-/** A stored provider event (table vehicle_events): harsh braking, acceleration, impact, airbag. */
-export interface EventSample {
-  kind: ProviderEventKind;
-  recordedAt: Date;
-  /** Peak acceleration in g, when the provider gives it. */
-  g: number | null;
-}
-
-/** A geofence as the detectors see it (GeoJSON polygon rings in [lon, lat], or a circle). */
-export type GeofenceArea =
-  | { type: 'Polygon'; coordinates: Array<Array<[number, number]>> }
-  | { type: 'Circle'; center: { lat: number; lon: number }; radius_m: number };
-
-export interface Geofence {
-  id: string;
-  name: string;
-  area: GeofenceArea;
-}
+import type { MonitoringKind, MonitoringOptions } from '../domain/monitoring-kinds.js';
 
 export interface MonitoringInput {
   /** New samples in feed order (oldest first; engine_state first at equal times). */

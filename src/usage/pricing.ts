@@ -14,6 +14,7 @@
  * rounded once to the cent, half up; net = gross − discount, so the shown figures add up. Only
  * discounts can have fractional cents (15 % of $2.50 is 37.5¢).
  */
+import type { Run } from '../db/usage.js';
 
 export const microsPerDollar = 1_000_000;
 const microsPerCent = 10_000;
@@ -61,11 +62,6 @@ export function unitPriceMicros(product: Product, tier: string): number {
   const cents = pricing[product].unitPriceCents[tier];
   if (cents === undefined) throw new Error(`no price for ${product} tier ${tier}`);
   return cents * microsPerCent;
-}
-
-export interface Run {
-  tier: string;
-  quantity: number;
 }
 
 export interface PricedLine {

@@ -6,7 +6,7 @@
  * the provider's reverse geocoding, else the nearest place within 50 km (docs/places.md), else null;
  * `address_source` says which.
  */
-import { defaultHealthConfig } from '../health/config.js';
+import { defaultHealthConfig } from '../domain/health-config.js';
 import { nearestPlace, placeLabel } from '../domain/places.js';
 import { isTelematicsSource, type Dtc, type TirePressureKpa } from '../domain/sample.js';
 import { kmToMiles, round2 } from '../domain/units.js';

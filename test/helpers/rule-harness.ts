@@ -1,7 +1,9 @@
 /** Driving one health rule in unit tests: timed samples, and a vehicle that keeps the rule's state as the worker does. */
 import { expect } from 'vitest';
-import { defaultHealthConfig, type HealthConfig } from '../../src/health/config.js';
-import type { ActiveAlert, Rule, RuleSample } from '../../src/health/types.js';
+import { defaultHealthConfig, type HealthConfig } from '../../src/domain/health-config.js';
+import type { ActiveAlert } from '../../src/domain/health.js';
+import type { Rule } from '../../src/health/types.js';
+import type { RuleSample } from '../../src/domain/sample.js';
 
 export const t0 = Date.parse('2026-11-22T06:00:00Z');
 /** `seconds` after t0. */

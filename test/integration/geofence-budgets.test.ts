@@ -8,7 +8,7 @@
  * - a report PDF past the time budget answers 422 and is not billed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GeofenceArea } from '../../src/monitoring/types.js';
+import type { GeofenceArea } from '../../src/domain/geo.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { v1 } from '../helpers/monitoring.js';

@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { monitoringKinds, tierKinds } from '../../src/monitoring/kinds.js';
+import { monitoringKinds, tierKinds } from '../../src/domain/monitoring-kinds.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { v1 } from '../helpers/monitoring.js';

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHistoryReport } from '../../src/history/build-report.js';
-import { monitoringKinds } from '../../src/monitoring/kinds.js';
+import { monitoringKinds } from '../../src/domain/monitoring-kinds.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { newConsoleUser } from '../helpers/console.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';

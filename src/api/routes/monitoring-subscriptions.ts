@@ -35,7 +35,7 @@ import type { Pool } from '../../db/pool.js';
 import { findActiveVehicle } from '../../db/vehicles.js';
 import { msPerDay } from '../../domain/units.js';
 import { invalidRequest, notFound, type FieldError } from '../../errors.js';
-import { effectiveHealthConfig } from '../../health/config.js';
+import { effectiveHealthConfig } from '../../domain/health-config.js';
 import { monitoringSignals } from '../../monitoring/engine.js';
 import {
   canonicalKind,
@@ -45,7 +45,7 @@ import {
   type MonitoringKind,
   type MonitoringTier,
   type StoredMonitoringOptions,
-} from '../../monitoring/kinds.js';
+} from '../../domain/monitoring-kinds.js';
 import { encryptSecret, newSecret } from '../../security/secrets.js';
 import { targetUrlProblem } from '../../http/ssrf.js';
 import { createWithinCap, type CompanyCap } from '../company-caps.js';

@@ -1,4 +1,4 @@
-/** Schemas of the health configuration overrides (src/health/config.ts), all fields optional. */
+/** Schemas of the health configuration overrides (src/domain/health-config.ts), all fields optional. */
 import Type from 'typebox';
 import { StringEnum, maxItems, maxLength } from './common.js';
 

@@ -5,7 +5,7 @@
 import Type from 'typebox';
 import { attemptsListed, endpointHealthWindow, monitoringDeliveryStatuses } from '../../db/monitoring-deliveries.js';
 import { maxCircleRadiusM, maxGeofenceVertices } from '../../monitoring/geofences.js';
-import { kindAliases, monitoringKinds, monitoringTiers } from '../../monitoring/kinds.js';
+import { kindAliases, monitoringKinds, monitoringTiers } from '../../domain/monitoring-kinds.js';
 import {
   Nullable,
   NullableString,

@@ -14,7 +14,7 @@
  * State is JSON: epoch ms numbers, and at most two entries in `raisedBy`.
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { HealthConfig } from '../config.js';
+import type { HealthConfig } from '../../domain/health-config.js';
 import { engineGatedRule } from './engine-state.js';
 
 type BatteryMode = 'resting' | 'charging';

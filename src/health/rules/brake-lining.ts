@@ -7,7 +7,8 @@
  * State is JSON: the active alert's severity and the reading that raised it.
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { ActiveAlert, Rule } from '../types.js';
+import type { ActiveAlert } from '../../domain/health.js';
+import type { Rule } from '../types.js';
 import { nonNegativeValue } from '../sample-values.js';
 
 type BrakeSeverity = Extract<AlertSeverity, 'medium' | 'high'>;

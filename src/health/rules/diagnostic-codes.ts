@@ -14,7 +14,8 @@
  */
 import { dtcSystem, type DtcSystem } from '../../domain/sample.js';
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { ActiveAlert, Rule } from '../types.js';
+import type { ActiveAlert } from '../../domain/health.js';
+import type { Rule } from '../types.js';
 
 type DtcAlertType = 'abs_warning' | 'airbag_warning' | 'transmission_fault' | 'check_engine_light';
 

@@ -3,8 +3,9 @@
  * `engine_state`, their single alert, and the evaluation loop.
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { HealthConfig } from '../config.js';
-import type { ActiveAlert, Rule } from '../types.js';
+import type { HealthConfig } from '../../domain/health-config.js';
+import type { ActiveAlert } from '../../domain/health.js';
+import type { Rule } from '../types.js';
 
 /** `on` and `idle` run the engine, `off` stops it; anything else says nothing. */
 export function engineRunning(value: unknown): boolean | null {

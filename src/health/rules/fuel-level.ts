@@ -15,7 +15,7 @@
  * State is JSON: epoch ms numbers.
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { HealthConfig } from '../config.js';
+import type { HealthConfig } from '../../domain/health-config.js';
 import { engineGatedRule } from './engine-state.js';
 import { nonNegativeValue } from '../sample-values.js';
 

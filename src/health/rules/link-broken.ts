@@ -14,31 +14,12 @@
  */
 import { isOdometerSignal, manualSources, maxFutureSkewMs } from '../../domain/sample.js';
 import { msPerDay } from '../../domain/units.js';
+import type { LinkState } from '../../domain/health.js';
 import type { LinkBroken } from '../../domain/vehicle.js';
-import type { HealthConfig } from '../config.js';
+import type { HealthConfig } from '../../domain/health-config.js';
 import { daysBetween, isoDate, startOfIsoDate } from '../dates.js';
-import type { RuleSample } from '../types.js';
+import type { RuleSample } from '../../domain/sample.js';
 import { nonNegativeValue } from '../sample-values.js';
-
-export interface LinkState {
-  /** The trusted odometer; `at` is the reading's time, `source` its provider or `manual`. */
-  trusted: { km: number; at: string; source: string } | null;
-  /** The latest provider (tracker) odometer reading, trusted or not: tells no_reading and stale. */
-  lastTracker: { km: number; at: string } | null;
-  /** Consecutive conflicting provider readings (capped at `confirmReadings`). */
-  candidates: number;
-  /** Set while the tracker contradicts the trusted odometer; `since` = last trusted reading's time. */
-  conflict: { since: string; trackerKm: number } | null;
-  /** Consecutive consistent provider readings while in conflict (capped at `confirmReadings`). */
-  consistentInConflict: number;
-  /** The last trusted km of each UTC day, oldest first, for the last 31 days: average daily distance. */
-  daily: Array<{ day: string; km: number }>;
-  /**
-   * The first trusted odometer (reset by a correcting anchor): the stable starting point of
-   * maintenance intervals for a vehicle without service history. Absent in states stored before it existed.
-   */
-  first?: { km: number; at: string } | null;
-}
 
 export interface LinkEvaluation {
   state: LinkState;

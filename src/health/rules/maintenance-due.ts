@@ -15,10 +15,11 @@
  * the time-based status is reported (docs/health.md "Sources").
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { MaintenanceInterval } from '../config.js';
+import type { MaintenanceInterval } from '../../domain/health-config.js';
 import { daysBetween, startOfIsoDate } from '../dates.js';
 import { computeMaintenanceDue, type MaintenanceDue } from '../maintenance.js';
-import type { ActiveAlert, Rule } from '../types.js';
+import type { ActiveAlert } from '../../domain/health.js';
+import type { Rule } from '../types.js';
 import { typeLabel } from '../../domain/labels.js';
 
 function displayName(type: string, due: MaintenanceDue, interval: MaintenanceInterval): string {

@@ -9,8 +9,9 @@
  * State is JSON: at most one small record per tire position.
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
-import type { HealthConfig } from '../config.js';
-import type { ActiveAlert, Rule } from '../types.js';
+import type { HealthConfig } from '../../domain/health-config.js';
+import type { ActiveAlert } from '../../domain/health.js';
+import type { Rule } from '../types.js';
 import { nonNegativeValue } from '../sample-values.js';
 
 const tirePositions = ['front_left', 'front_right', 'rear_left', 'rear_right'] as const;

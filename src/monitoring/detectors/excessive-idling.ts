@@ -13,7 +13,7 @@ import { finiteValue } from '../../health/sample-values.js';
 import { freshSamples, type Watermarks } from '../fresh.js';
 import { distanceM } from '../../domain/geo.js';
 import type { Detection, Detector, MonitoringInput } from '../types.js';
-import type { MonitoringOptions } from '../kinds.js';
+import type { MonitoringOptions } from '../../domain/monitoring-kinds.js';
 
 /** Slower than this is standing still (GPS speed jitter of a parked vehicle). */
 export const idleMaxKph = 2;

@@ -6,11 +6,12 @@
  * at the onset of each episode, at the sample (or `now`, in a sweep) that completed the
  * confirmation. The rule is fed one sample at a time so each onset has its reading.
  */
-import { defaultHealthConfig, type HealthConfig } from '../../health/config.js';
+import { defaultHealthConfig, type HealthConfig } from '../../domain/health-config.js';
 import { fuelLevelRule, type FuelState } from '../../health/rules/fuel-level.js';
-import type { RuleInput, RuleSample } from '../../health/types.js';
+import type { RuleInput } from '../../health/types.js';
+import type { RuleSample } from '../../domain/sample.js';
 import { freshSamples, type Watermarks } from '../fresh.js';
-import type { MonitoringOptions } from '../kinds.js';
+import type { MonitoringOptions } from '../../domain/monitoring-kinds.js';
 import type { Detection, Detector } from '../types.js';
 
 /** A refuel this many points above the threshold ends the episode (the health rule's 15 → 20 %). */

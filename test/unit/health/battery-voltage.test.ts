@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
+import { effectiveHealthConfig, type HealthConfig } from '../../../src/domain/health-config.js';
 import { batteryVoltageRule } from '../../../src/health/rules/battery-voltage.js';
-import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
 import { at, ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
 const volts = (seconds: number, value: unknown) => sample('battery_voltage', seconds, value);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HealthConfig } from '../../../src/health/config.js';
+import type { HealthConfig } from '../../../src/domain/health-config.js';
 import { brakeLiningRule } from '../../../src/health/rules/brake-lining.js';
-import type { ActiveAlert } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
 import { at, ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
 const lining = (seconds: number, value: unknown) => sample('brake_lining_percent', seconds, value);

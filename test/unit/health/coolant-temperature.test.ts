@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { HealthConfig } from '../../../src/health/config.js';
+import type { HealthConfig } from '../../../src/domain/health-config.js';
 import { coolantTemperatureRule } from '../../../src/health/rules/coolant-temperature.js';
-import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
 import { ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
 const temp = (seconds: number, value: unknown) => sample('coolant_temp_c', seconds, value);

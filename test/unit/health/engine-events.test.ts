@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { milesToKm } from '../../../src/domain/units.js';
-import { defaultHealthConfig } from '../../../src/health/config.js';
-import { evaluateVehicleHealth, evaluateVehicleState, type HealthState } from '../../../src/health/evaluate.js';
-import type { RuleSample, VehicleFacts } from '../../../src/health/types.js';
+import { defaultHealthConfig } from '../../../src/domain/health-config.js';
+import { evaluateVehicleHealth, evaluateVehicleState } from '../../../src/health/evaluate.js';
+import { type HealthState } from '../../../src/domain/health.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
+import type { VehicleFacts } from '../../../src/health/types.js';
 import { at, sample } from '../../helpers/rule-harness.js';
 
 const day = 86_400;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { HealthConfig } from '../../../src/health/config.js';
+import type { HealthConfig } from '../../../src/domain/health-config.js';
 import { fuelLevelRule } from '../../../src/health/rules/fuel-level.js';
-import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
 import { ruleVehicle, sample } from '../../helpers/rule-harness.js';
 
 const fuel = (seconds: number, value: unknown) => sample('fuel_percent', seconds, value);

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig } from '../../../src/health/config.js';
-import {
-  averageDailyKm,
-  evaluateLink,
-  initialLinkState,
-  type LinkState,
-} from '../../../src/health/rules/link-broken.js';
-import type { RuleSample } from '../../../src/health/types.js';
+import { defaultHealthConfig } from '../../../src/domain/health-config.js';
+import { averageDailyKm, evaluateLink, initialLinkState } from '../../../src/health/rules/link-broken.js';
+import { type LinkState } from '../../../src/domain/health.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
 
 const config = defaultHealthConfig;
 const provider = 'samsara';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { milesToKm } from '../../../src/domain/units.js';
-import { defaultHealthConfig, type HealthConfig, type MaintenanceInterval } from '../../../src/health/config.js';
+import { defaultHealthConfig, type HealthConfig, type MaintenanceInterval } from '../../../src/domain/health-config.js';
 import { addMonths, daysBetween, isoDate } from '../../../src/health/dates.js';
 import { computeMaintenanceDue, estimateOdometerKmAt } from '../../../src/health/maintenance.js';
 import { maintenanceDueRule } from '../../../src/health/rules/maintenance-due.js';

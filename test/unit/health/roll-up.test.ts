@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertSeverity, LinkBroken } from '../../../src/domain/vehicle.js';
 import { rollUpHealth } from '../../../src/health/roll-up.js';
-import type { ActiveAlert } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
 
 function alert(severity: AlertSeverity, type = 'oil_change'): ActiveAlert {
   return { key: type, severity, type, display_name: type, due_date: null, due_miles_remaining: null };

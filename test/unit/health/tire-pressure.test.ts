@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveHealthConfig, type HealthConfig } from '../../../src/health/config.js';
+import { effectiveHealthConfig, type HealthConfig } from '../../../src/domain/health-config.js';
 import { tirePressureRule } from '../../../src/health/rules/tire-pressure.js';
-import type { ActiveAlert, RuleSample } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
 import { at, ruleVehicle } from '../../helpers/rule-harness.js';
 
 type Tires = Partial<Record<'front_left' | 'front_right' | 'rear_left' | 'rear_right', unknown>>;

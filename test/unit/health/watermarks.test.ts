@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advanceWatermarks } from '../../../src/health/evaluate-vehicles.js';
-import type { RuleSample } from '../../../src/health/types.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
 const sample = (signal: string, minute: number): RuleSample => ({

@@ -1,8 +1,9 @@
 /** Driving one monitoring detector in unit tests: timed inputs, the state carried through JSON as the worker stores it. */
 import { expect } from 'vitest';
-import type { ActiveAlert } from '../../../src/health/types.js';
-import { defaultMonitoringOptions, type MonitoringOptions } from '../../../src/monitoring/kinds.js';
-import type { Detection, Detector, EventSample, MonitoringInput } from '../../../src/monitoring/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
+import { defaultMonitoringOptions, type MonitoringOptions } from '../../../src/domain/monitoring-kinds.js';
+import type { Detection, Detector, MonitoringInput } from '../../../src/monitoring/types.js';
+import type { EventSample } from '../../../src/domain/sample.js';
 import { at } from '../../helpers/rule-harness.js';
 
 export { at, sample, t0 } from '../../helpers/rule-harness.js';

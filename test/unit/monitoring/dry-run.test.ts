@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHealthConfig } from '../../../src/health/config.js';
-import type { RuleSample, VehicleFacts } from '../../../src/health/types.js';
+import { defaultHealthConfig } from '../../../src/domain/health-config.js';
+import type { RuleSample } from '../../../src/domain/sample.js';
+import type { VehicleFacts } from '../../../src/health/types.js';
 import { dryRunMonitoring } from '../../../src/monitoring/dry-run.js';
-import { defaultMonitoringOptions, monitoringKinds, type MonitoringKind } from '../../../src/monitoring/kinds.js';
-import type { EventSample, Geofence } from '../../../src/monitoring/types.js';
+import { defaultMonitoringOptions, monitoringKinds, type MonitoringKind } from '../../../src/domain/monitoring-kinds.js';
+import type { EventSample } from '../../../src/domain/sample.js';
+import type { Geofence } from '../../../src/domain/geo.js';
 import { at, event, sample, t0 } from './detector-harness.js';
 
 const vehicle: VehicleFacts = { telematicsProvider: 'generic', createdAt: at(-86_400), lastServices: {} };

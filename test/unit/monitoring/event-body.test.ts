@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { milesToKm } from '../../../src/domain/units.js';
 import type { AlertSeverity } from '../../../src/domain/vehicle.js';
 import { buildMonitoringEventBody } from '../../../src/monitoring/event-body.js';
-import { groupOf, monitoringKinds } from '../../../src/monitoring/kinds.js';
+import { groupOf, monitoringKinds } from '../../../src/domain/monitoring-kinds.js';
 import { actionsOf, kindProfiles, maintenanceItemCosts } from '../../../src/monitoring/profiles.js';
 import type { Detection } from '../../../src/monitoring/types.js';
-import { defaultHealthConfig } from '../../../src/health/config.js';
+import { defaultHealthConfig } from '../../../src/domain/health-config.js';
 
 const detection: Detection = {
   kind: 'oil_change_needed',

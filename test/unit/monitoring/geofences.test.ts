@@ -7,7 +7,7 @@ import {
   parseGeofenceArea,
 } from '../../../src/monitoring/geofences.js';
 import { distanceM } from '../../../src/domain/geo.js';
-import type { Geofence, GeofenceArea } from '../../../src/monitoring/types.js';
+import type { Geofence, GeofenceArea } from '../../../src/domain/geo.js';
 
 type Ring = Array<[number, number]>;
 const rect = (lon0: number, lat0: number, lon1: number, lat1: number): Ring => [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ActiveAlert } from '../../../src/health/types.js';
+import type { ActiveAlert } from '../../../src/domain/health.js';
 import { absWarningDetector } from '../../../src/monitoring/detectors/abs-warning.js';
 import { airbagWarningDetector } from '../../../src/monitoring/detectors/airbag-warning.js';
 import { batteryVoltageLowDetector } from '../../../src/monitoring/detectors/battery-voltage-low.js';

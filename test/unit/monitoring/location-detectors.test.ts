@@ -4,8 +4,8 @@ import { geoFenceEntryDetector } from '../../../src/monitoring/detectors/geo-fen
 import { geoFenceExitDetector } from '../../../src/monitoring/detectors/geo-fence-exit.js';
 import { speedLimitExceededDetector } from '../../../src/monitoring/detectors/speed-limit-exceeded.js';
 import { maxCrossingGapMs } from '../../../src/monitoring/fence-transitions.js';
-import { defaultMonitoringOptions } from '../../../src/monitoring/kinds.js';
-import type { Geofence } from '../../../src/monitoring/types.js';
+import { defaultMonitoringOptions } from '../../../src/domain/monitoring-kinds.js';
+import type { Geofence } from '../../../src/domain/geo.js';
 import { at, brief, detectorVehicle, monitoringInput, sample, type InputParts } from './detector-harness.js';
 
 type Ring = Array<[number, number]>;

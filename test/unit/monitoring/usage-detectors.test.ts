@@ -5,7 +5,7 @@ import {
   mileageThresholdDetector,
   type MileageThresholdState,
 } from '../../../src/monitoring/detectors/mileage-threshold.js';
-import { defaultMonitoringOptions } from '../../../src/monitoring/kinds.js';
+import { defaultMonitoringOptions } from '../../../src/domain/monitoring-kinds.js';
 import { at, brief, detectorVehicle, monitoringInput, sample } from './detector-harness.js';
 
 const odometer = (miles: number, seconds: number) => ({ km: milesToKm(miles), at: at(seconds) });

@@ -6,7 +6,7 @@ import { findCompanyHealthConfig, setCompanyHealthConfig } from '../../../db/com
 import { insertServiceEntry, listServiceEntries, type ServiceEntryRecord } from '../../../db/service-entries.js';
 import { findVehicleCompanyId, setVehicleHealthConfig } from '../../../db/vehicles.js';
 import { milesToKm, kmToMiles, round2 } from '../../../domain/units.js';
-import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../../../health/config.js';
+import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../../../domain/health-config.js';
 import { enqueueHealthEvaluations } from '../../../queue/enqueue-health.js';
 import type { Queues } from '../../../queue/queues.js';
 import { HealthConfigOverrides, HealthConfigView, MaintenanceType } from '../../schemas/health.js';

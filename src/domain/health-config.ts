@@ -2,7 +2,7 @@
  * Health thresholds and maintenance intervals: documented defaults (docs/health.md "Sources"),
  * overridable per company and per vehicle with partial objects (vehicle over company over default).
  */
-import type { AlertSeverity } from '../domain/vehicle.js';
+import type { AlertSeverity } from './vehicle.js';
 
 export interface MaintenanceInterval {
   /** Miles between services; null for a time-only interval. */
