@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSimulatedFleet, signSimulatedBody, type SimulatedReading } from '../providers/simulator.js';
+import { createSimulatedFleet, type SimulatedReading } from './simulated-fleet.js';
+import { signSimulatedBody } from '../providers/simulator.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { providerSecretHeaders } from './log-redaction.js';
