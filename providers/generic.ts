@@ -28,8 +28,10 @@ import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from '.
 /** Largest accepted distance between `X-Signature-Timestamp` and now, either way (as Samsara's). */
 export const genericTimestampToleranceSeconds = 300;
 
+const signatureHeader = 'x-signature';
+
 export function verifyGenericSignature(request: PushRequest, secret: string, now: Date): VerifyResult {
-  const given = header(request.headers, 'x-signature');
+  const given = header(request.headers, signatureHeader);
   if (!given) return { ok: false, reason: 'missing_signature' };
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(given.trim());
   const timestamp = header(request.headers, 'x-signature-timestamp')?.trim();
@@ -50,6 +52,7 @@ export const genericPush: PushRules = {
   bodyProblem: jsonBodyProblem,
   replayKey: bodyReplayKey,
   tokenInPath: false,
+  signatureHeaders: [signatureHeader],
 };
 
 /** The signing secret is ours: generated unless the integrator brings one. */

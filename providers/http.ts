@@ -3,29 +3,7 @@
  * never open sockets themselves: they are handed a `ProviderHttp`, which in production is the
  * SSRF-guarded, size-limited client of src/ingest/provider-http.ts.
  */
-import type { PullOutcome } from './types.js';
-
-export interface ProviderHttpRequest {
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-}
-
-export interface ProviderHttpResponse {
-  status: number;
-  /** Lower-case names. */
-  headers: Record<string, string>;
-  body: string;
-}
-
-/**
- * Sends one request, redirects not followed; resolves to the response (any status) or to why
- * there is none (network error, timeout, guard refusal, response over the size limit). Never throws.
- */
-export type ProviderHttp = (
-  request: ProviderHttpRequest,
-) => Promise<{ ok: true; response: ProviderHttpResponse } | { ok: false; message: string }>;
+import type { ProviderHttp, ProviderHttpRequest, PullOutcome } from './types.js';
 
 /** Retry-After as seconds (possibly fractional, as Samsara sends it) or an HTTP date; default 60 s. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number {

@@ -59,8 +59,10 @@ const eventKinds = new Map<string, ProviderEventKind>([
   ['crash', 'impact'],
 ]);
 
+const signatureHeader = 'x-kt-webhook-signature';
+
 export function verifyMotiveSignature(request: PushRequest, secret: string): VerifyResult {
-  const given = header(request.headers, 'x-kt-webhook-signature');
+  const given = header(request.headers, signatureHeader);
   if (!given) return { ok: false, reason: 'missing_signature' };
   const signature = given.trim();
   // An empty secret would make the HMAC forgeable by anyone: never accept it.
@@ -355,6 +357,7 @@ export const motive: ProviderAdapter = {
     bodyProblem: jsonBodyProblem,
     replayKey: bodyReplayKey,
     tokenInPath: false,
+    signatureHeaders: [signatureHeader],
   },
   connection: {
     problems: pushOrPullCredentials,

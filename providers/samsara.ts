@@ -30,9 +30,11 @@ import { SampleCollector, finiteNumber, isObject, parseJson, parseTime } from '.
 /** Largest accepted distance between `X-Samsara-Timestamp` and now, either way. */
 export const samsaraTimestampToleranceSeconds = 300;
 
+const signatureHeader = 'x-samsara-signature';
+
 export function verifySamsaraSignature(request: PushRequest, secret: string, now: Date): VerifyResult {
   const timestamp = header(request.headers, 'x-samsara-timestamp');
-  const given = header(request.headers, 'x-samsara-signature');
+  const given = header(request.headers, signatureHeader);
   if (!timestamp || !given) return { ok: false, reason: 'missing_signature' };
   const match = /^v1=([0-9a-fA-F]{64})$/.exec(given.trim());
   if (!/^\d+$/.test(timestamp.trim()) || !match) return { ok: false, reason: 'bad_signature' };
@@ -332,7 +334,13 @@ export const samsara: ProviderAdapter = {
   id: 'samsara',
   normalize: (raw: RawPayload) => normalizeSamsara(raw),
   refresh: 'supported',
-  push: { verify: verifySamsaraSignature, bodyProblem: jsonBodyProblem, replayKey: bodyReplayKey, tokenInPath: false },
+  push: {
+    verify: verifySamsaraSignature,
+    bodyProblem: jsonBodyProblem,
+    replayKey: bodyReplayKey,
+    tokenInPath: false,
+    signatureHeaders: [signatureHeader],
+  },
   connection: {
     problems: (config) => [
       ...pushOrPullCredentials(config),

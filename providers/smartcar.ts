@@ -65,12 +65,14 @@ const kpaPerPsi = 6.894757;
 /** How far ahead of our clock a delivery's `meta.deliveredAt` may be. */
 const deliveredAtSkewMs = 5 * 60_000;
 
+const signatureHeader = 'sc-signature';
+
 export function verifySmartcarSignature(
   request: PushRequest,
   applicationManagementToken: string,
   now: Date,
 ): VerifyResult {
-  const given = header(request.headers, 'sc-signature');
+  const given = header(request.headers, signatureHeader);
   if (!given) return { ok: false, reason: 'missing_signature' };
   const signature = given.trim();
   // An empty token would make the HMAC forgeable by anyone: never accept it.
@@ -445,6 +447,7 @@ export const smartcar: ProviderAdapter = {
     bodyProblem: jsonBodyProblem,
     replayKey: smartcarReplayKey,
     tokenInPath: false,
+    signatureHeaders: [signatureHeader],
   },
   connection: {
     problems: (config) => requiredKeys(config, ['webhook_secret'], 'for Smartcar (the application management token)'),

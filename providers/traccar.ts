@@ -591,6 +591,7 @@ export const traccar: ProviderAdapter = {
     verify: (request, secret) => verifyTraccarToken(request, secret),
     bodyProblem: traccarBodyProblem,
     tokenInPath: true,
+    signatureHeaders: ['authorization'],
   },
   connection: { problems: () => [], generatedSecret: { when: 'always', prefix: '' } },
 };

@@ -7,7 +7,6 @@
  */
 import type { ProviderEvent, Sample } from '../src/domain/sample.js';
 import type { FieldError } from '../src/errors.js';
-import type { ProviderHttp } from './http.js';
 
 export const providerIds = ['samsara', 'geotab', 'motive', 'smartcar', 'traccar', 'generic', 'simulator'] as const;
 export type ProviderId = (typeof providerIds)[number];
@@ -50,6 +49,11 @@ export interface PushRules {
    * or POST) because the device cannot sign; `verify` finds it in `pathToken`.
    */
   tokenInPath: boolean;
+  /**
+   * The request headers (lower-case) that carry the signature or token: every log line redacts
+   * them (server/log-redaction.ts gathers them from the adapters).
+   */
+  signatureHeaders: readonly string[];
 }
 
 /** A connection's provider settings (decrypted `config` of the provider connection; docs/ingestion.md). */
@@ -131,6 +135,28 @@ export type PullOutcome =
   | { ok: true; page: PulledPage }
   | { ok: false; kind: 'rate_limited'; retryAfterMs: number }
   | { ok: false; kind: 'failed'; message: string };
+
+export interface ProviderHttpRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface ProviderHttpResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Sends one request, redirects not followed; resolves to the response (any status) or to why
+ * there is none (network error, timeout, guard refusal, response over the size limit). Never throws.
+ */
+export type ProviderHttp = (
+  request: ProviderHttpRequest,
+) => Promise<{ ok: true; response: ProviderHttpResponse } | { ok: false; message: string }>;
 
 /** What a pull client is handed besides the connection's config. */
 export interface PullContext {

@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSimulatedFleet, signSimulatedBody, type SimulatedReading } from '../providers/simulator.js';
+import { createSimulatedFleet, type SimulatedReading } from './simulated-fleet.js';
+import { signSimulatedBody } from '../providers/simulator.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
+import { providerSecretHeaders } from './log-redaction.js';
 import { closeOnSignals, startService } from './service.js';
 import { verifyMonitoringSignature, verifyServiceSignature } from '../src/webhooks/verify.js';
 import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
@@ -21,7 +23,12 @@ const config = {
   adminToken: base.adminToken ?? randomBytes(24).toString('hex'),
   webhookAllowNets: [...base.webhookAllowNets, '127.0.0.1/32'],
 };
-const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+const log = createLogger(
+  config.logLevel === 'info' ? 'warn' : config.logLevel,
+  'fleet',
+  undefined,
+  providerSecretHeaders,
+);
 const closers = await startService(config, log, 'start');
 closeOnSignals(closers, log);
 

@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { prepareDatabase } from '../src/db/migrate.js';
+import { providerSecretHeaders } from './log-redaction.js';
 import { closeOnSignals, startService, type ServiceMode } from './service.js';
 
 const [command = 'start', ...args] = process.argv.slice(2);
@@ -15,7 +16,7 @@ if (!['start', 'api', 'worker', 'migrate'].includes(command)) {
 
 try {
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, 'fleet', undefined, providerSecretHeaders);
   if (config.secretsKeyGenerated) log.warn('SECRETS_KEY is not set: using the development key in .data/secrets.key');
   if (command === 'migrate') {
     await prepareDatabase(config.databaseUrl, log);

@@ -3,13 +3,13 @@ import type { LogLevel } from './config.js';
 
 export type { Logger };
 
-/** Paths that may hold a credential; pino replaces them before a line is written. */
-export const redactedPaths = [
+/**
+ * Paths that may hold a credential whatever the caller; pino replaces them before a line is
+ * written. Request headers that carry a provider's push signature are the caller's to name
+ * (`secretHeaders`: server/log-redaction.ts takes them from the adapters).
+ */
+const credentialPaths = [
   'req.headers.authorization',
-  'req.headers["x-samsara-signature"]',
-  'req.headers["sc-signature"]',
-  'req.headers["x-kt-webhook-signature"]',
-  'req.headers["x-signature"]',
   '*.key',
   '*.token',
   '*.secret',
@@ -29,11 +29,17 @@ function serializeError(err: unknown): unknown {
   return { type: err.name, message: err.message, ...(code === undefined ? {} : { code }), stack: err.stack };
 }
 
-export function createLogger(level: LogLevel, name = 'fleet', destination?: DestinationStream): Logger {
+export function createLogger(
+  level: LogLevel,
+  name = 'fleet',
+  destination?: DestinationStream,
+  secretHeaders: readonly string[] = [],
+): Logger {
+  const headerPaths = [...new Set(secretHeaders)].map((header) => `req.headers["${header}"]`);
   const options = {
     name,
     level,
-    redact: { paths: redactedPaths, censor: '[redacted]' },
+    redact: { paths: [...credentialPaths, ...headerPaths], censor: '[redacted]' },
     serializers: { err: serializeError },
   };
   return destination ? pino(options, destination) : pino(options);

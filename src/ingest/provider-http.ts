@@ -5,7 +5,7 @@
  * redirects, one deadline, and at most `maxResponseBytes` of any answer read: a bigger answer is
  * a failed pull, never a truncated page.
  */
-import type { ProviderHttp } from '../../providers/http.js';
+import type { ProviderHttp } from '../../providers/types.js';
 import { deliverOnce } from '../http/client.js';
 import { allowsPlainHttp } from '../http/ssrf.js';
 

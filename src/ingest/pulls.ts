@@ -4,7 +4,7 @@
  * transaction that stores its page, so a crash never skips or repeats a page's worth of data. No
  * transaction stays open while a provider answers: a feed is claimed with a short lease instead.
  */
-import type { ProviderHttp } from '../../providers/http.js';
+import type { ProviderHttp } from '../../providers/types.js';
 import { feedProviders, isProviderId, pullClients } from '../../providers/index.js';
 import type { ProviderConfig, PullContext, PullOutcome } from '../../providers/types.js';
 import type { Config } from '../config.js';

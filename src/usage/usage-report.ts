@@ -8,7 +8,16 @@ import { monitoredVehiclesOfMonth } from '../db/monitoring-metering.js';
 import type { Queryable } from '../db/pool.js';
 import { dailyUsageOfMonth, usageRunsOfMonth } from '../db/usage.js';
 import { daysOfMonthThrough, elapsedFraction, monthFirstDay } from './months.js';
-import { centsToDollars, microsToDollars, priceProduct, pricing, projectRuns, type DiscountBand, type PricedProduct, type Product } from './pricing.js';
+import {
+  centsToDollars,
+  microsToDollars,
+  priceProduct,
+  pricing,
+  projectRuns,
+  type DiscountBand,
+  type PricedProduct,
+  type Product,
+} from './pricing.js';
 import { type Run } from '../db/usage.js';
 
 export interface DiscountTier {

@@ -3,7 +3,11 @@ import { defaultHealthConfig } from '../../../src/domain/health-config.js';
 import type { RuleSample } from '../../../src/domain/sample.js';
 import type { VehicleFacts } from '../../../src/health/types.js';
 import { dryRunMonitoring } from '../../../src/monitoring/dry-run.js';
-import { defaultMonitoringOptions, monitoringKinds, type MonitoringKind } from '../../../src/domain/monitoring-kinds.js';
+import {
+  defaultMonitoringOptions,
+  monitoringKinds,
+  type MonitoringKind,
+} from '../../../src/domain/monitoring-kinds.js';
 import type { EventSample } from '../../../src/domain/sample.js';
 import type { Geofence } from '../../../src/domain/geo.js';
 import { at, event, sample, t0 } from './detector-harness.js';

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ActiveAlert } from '../../../src/domain/health.js';
 import { ruleSignals } from '../../../src/db/health.js';
 import { detectMonitoringEvents, monitoringSignals, type MonitoringState } from '../../../src/monitoring/engine.js';
-import { defaultMonitoringOptions, monitoringKinds, type MonitoringKind } from '../../../src/domain/monitoring-kinds.js';
+import {
+  defaultMonitoringOptions,
+  monitoringKinds,
+  type MonitoringKind,
+} from '../../../src/domain/monitoring-kinds.js';
 import { monitoringDetectors } from '../../../src/monitoring/registry.js';
 import type { Geofence } from '../../../src/domain/geo.js';
 import { at, event, monitoringInput, sample, type InputParts } from './detector-harness.js';

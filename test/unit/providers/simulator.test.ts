@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { hmacHex } from '../../../providers/signing.js';
 import {
   createSimulatedFleet,
-  signSimulatedBody,
   simulatedPayloads,
-  simulator,
   type SimulatedFleetOptions,
   type SimulatedSignals,
   type SimulatedTick,
-} from '../../../providers/simulator.js';
+} from '../../../server/simulated-fleet.js';
+import { signSimulatedBody, simulator } from '../../../providers/simulator.js';
 
 const start = new Date('2026-05-04T00:00:00Z');
 const options: SimulatedFleetOptions = { seed: 42, vehicleCount: 10, start };
