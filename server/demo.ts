@@ -11,7 +11,7 @@ import { createSimulatedFleet, signSimulatedBody, type SimulatedReading } from '
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { closeOnSignals, startService } from './service.js';
-import { verifyMonitoringSignature, verifyServiceSignature } from '../src/webhooks/verify.js';
+import { verifyMonitoringSignature, verifyServiceSignature } from '../src/delivery/verify.js';
 import { monitoringKinds } from '../src/monitoring/kinds.js';
 
 const base = loadConfig();

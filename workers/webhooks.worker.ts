@@ -5,7 +5,7 @@ import { monitoringDeliverer } from '../src/monitoring/deliver.js';
 import { sweepMonitoringDeliveries } from '../src/monitoring/due-sweep.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import { coreDeliverer } from '../src/webhooks/deliver-core.js';
-import { LaneSlots } from '../src/webhooks/lane-slots.js';
+import { LaneSlots } from '../src/delivery/lane-slots.js';
 import { requestLanes } from '../src/queue/enqueue-webhooks.js';
 import { recoverDeliveries } from '../src/webhooks/recover.js';
 import type { WorkerDeps } from './worker-deps.js';
