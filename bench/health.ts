@@ -7,7 +7,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Pool } from '../src/db/pool.js';
-import { sweepHealth } from '../src/health/evaluate-vehicles.js';
+import { sweepHealth } from '../src/evaluation/evaluate-vehicles.js';
 import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { createRedis } from '../src/queue/connection.js';
 import {

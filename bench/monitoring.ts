@@ -16,7 +16,7 @@ import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
 import { requestMonitoringLanes } from '../src/queue/enqueue-monitoring.js';
 import { Queues } from '../src/queue/queues.js';
 import { encryptSecret } from '../src/security/secrets.js';
-import { signMonitoringBody } from '../src/webhooks/sign.js';
+import { signMonitoringBody } from '../src/delivery/sign.js';
 import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { createRedis } from '../src/queue/connection.js';
 import {

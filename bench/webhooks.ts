@@ -22,7 +22,7 @@ import { submitServiceRequest } from '../src/runs/service-requests.js';
 import { encryptSecret } from '../src/security/secrets.js';
 import { webhookRunOf } from '../src/webhooks/outbox.js';
 import { requestRelay } from '../src/queue/enqueue-webhooks.js';
-import { signCoreBody } from '../src/webhooks/sign.js';
+import { signCoreBody } from '../src/delivery/sign.js';
 import { webhookEnvelopeBytes, type WebhookRun } from '../src/webhooks/webhook-run.js';
 import { createRedis } from '../src/queue/connection.js';
 import {

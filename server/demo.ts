@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { providerSecretHeaders } from './log-redaction.js';
 import { closeOnSignals, startService } from './service.js';
-import { verifyMonitoringSignature, verifyServiceSignature } from '../src/webhooks/verify.js';
+import { verifyMonitoringSignature, verifyServiceSignature } from '../src/delivery/verify.js';
 import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
 
 const base = loadConfig();

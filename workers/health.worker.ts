@@ -1,9 +1,9 @@
 /** health queue: one vehicle after new samples, the relay of evaluations owed by ingest, and the periodic sweep over every vehicle. */
 import { withTransaction } from '../src/db/pool.js';
-import { evaluateVehicles, sweepHealth } from '../src/health/evaluate-vehicles.js';
+import { evaluateVehicles, sweepHealth } from '../src/evaluation/evaluate-vehicles.js';
 import { requestAfterEvaluation } from '../src/queue/enqueue-health.js';
 import { relayOwedEvaluations } from '../src/ingest/owed-evaluations.js';
-import type { EvaluationSummary } from '../src/health/evaluate-vehicles.js';
+import type { EvaluationSummary } from '../src/evaluation/evaluate-vehicles.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import type { WorkerDeps } from './worker-deps.js';
 

@@ -14,7 +14,7 @@ import { maintenanceHandlers } from './maintenance.worker.js';
 import { pullHandlers, pullSchedules } from './pull.worker.js';
 import { runsHandlers } from './runs.worker.js';
 import { webhooksHandlers } from './webhooks.worker.js';
-import { deliverySlotsPerProcess } from '../src/webhooks/lane-slots.js';
+import { deliverySlotsPerProcess } from '../src/delivery/lane-slots.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 interface WorkerDefinition<Q extends QueueName> {

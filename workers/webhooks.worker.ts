@@ -1,17 +1,12 @@
 /** webhooks queue: the outbox relay, core delivery lanes (one attempt each), recovery, and the monitoring lanes and due sweep. */
-import { withTransaction } from '../src/db/pool.js';
-import { relayWebhookEvents } from '../src/db/webhooks.js';
+import { LaneSlots } from '../src/delivery/lane-slots.js';
 import { monitoringDeliverer } from '../src/monitoring/deliver.js';
 import { sweepMonitoringDeliveries } from '../src/monitoring/due-sweep.js';
 import type { JobHandlers } from '../src/queue/handlers.js';
 import { coreDeliverer } from '../src/webhooks/deliver-core.js';
-import { LaneSlots } from '../src/webhooks/lane-slots.js';
-import { requestLanes } from '../src/queue/enqueue-webhooks.js';
 import { recoverDeliveries } from '../src/webhooks/recover.js';
+import { relayWebhookOutbox } from '../src/webhooks/relay.js';
 import type { WorkerDeps } from './worker-deps.js';
-
-const relayBatch = 500;
-const relayPasses = 3;
 
 export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
   // One count of running lanes for core and monitoring: they share the worker's concurrency.
@@ -50,25 +45,7 @@ export function webhooksHandlers(deps: WorkerDeps): JobHandlers<'webhooks'> {
     return { sent: attempts.length, succeeded: attempts.filter((a) => a.succeeded).length };
   };
   return {
-    'webhooks.relay': async () => {
-      let relayed = 0;
-      let deliveries = 0;
-      // Parallel passes take disjoint events (SKIP LOCKED), so a backlog drains at the pace
-      // the delivery jobs can take it rather than one transaction at a time.
-      await Promise.all(
-        Array.from({ length: relayPasses }, async () => {
-          for (;;) {
-            // Deliveries exist once this commits; enqueueing after is safe: recovery covers a lost enqueue.
-            const batch = await withTransaction(deps.pool, (tx) => relayWebhookEvents(tx, relayBatch));
-            await requestLanes(deps.queues, batch.deliveries);
-            relayed += batch.relayed;
-            deliveries += batch.deliveries.length;
-            if (batch.relayed < relayBatch) return;
-          }
-        }),
-      );
-      return { relayed, deliveries };
-    },
+    'webhooks.relay': () => relayWebhookOutbox(deps),
     'webhooks.deliver': async (lane) => {
       const { outcomes, deferred } = await deliverLane(lane);
       return { ...countAttempts('core', outcomes), deferred };

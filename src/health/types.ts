@@ -7,7 +7,7 @@
  * Terminology:
  * - sample: a reading fed to the rules, oldest first (at equal times `engine_state` first, so a
  *   reading belongs to the engine state of its moment), always newer than anything fed before of
- *   its signal (the watermark is per signal: src/health/evaluate-vehicles.ts).
+ *   its signal (the watermark is per signal: src/evaluation/evaluate-vehicles.ts).
  * - active alert: a condition that holds now; the engine compares successive sets to tell when
  *   an alert opened or resolved, so a rule reports what holds, not what changed.
  * - episode: a condition continuously true (with hysteresis); a rule raises at most one alert per

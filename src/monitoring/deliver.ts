@@ -12,33 +12,18 @@ import {
   type ClaimedMonitoringDelivery,
   type MonitoringAttemptWrite,
 } from '../db/monitoring-delivery-queue.js';
-import type { Pool } from '../db/pool.js';
-import type { Logger } from '../log.js';
+import { deliveryOptions, turnSecrets, type DeliveryDeps } from '../delivery/deps.js';
+import { LaneSlots } from '../delivery/lane-slots.js';
+import { deferMs, laneTurnMs } from '../delivery/lane-timing.js';
+import { signMonitoringBody } from '../delivery/sign.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
-import type { Queues } from '../queue/queues.js';
-import { decryptSecret } from '../security/secrets.js';
-import { deferMs, laneTurnMs } from '../webhooks/deliver-core.js';
-import { LaneSlots } from '../webhooks/lane-slots.js';
-import { deliverOnce, storableText, type DeliveryOptions, type DeliveryResult } from '../http/client.js';
-import { signMonitoringBody } from '../webhooks/sign.js';
-import { allowsPlainHttp } from '../http/ssrf.js';
+import { deliverOnce, storableText, type DeliveryResult } from '../http/client.js';
 import { afterAttempt } from './delivery-schedule.js';
 import { requestMonitoringLanes, requestMonitoringRetries, type MonitoringLane } from '../queue/enqueue-monitoring.js';
 
-export interface MonitoringDeliveryDeps {
-  pool: Pool;
-  queues: Queues;
-  secretsKey: Buffer;
-  timeoutMs: number;
-  allowNets: readonly string[];
+export interface MonitoringDeliveryDeps extends DeliveryDeps {
   /** MONITORING_RETRY_DELAYS_MS. */
   retryDelaysMs: readonly number[];
-  now: () => Date;
-  log: Pick<Logger, 'warn'>;
-  /** Tests inject a resolver to point hostnames at chosen addresses; production uses DNS. */
-  resolve?: DeliveryOptions['resolve'];
-  /** The process's lane slots, shared with core lanes (src/webhooks/lane-slots.ts). */
-  slots?: LaneSlots;
 }
 
 export interface MonitoringLaneTurn {
@@ -63,12 +48,7 @@ export function attemptError(result: DeliveryResult): string | null {
 }
 
 export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
-  const options: DeliveryOptions = {
-    timeoutMs: deps.timeoutMs,
-    allowNets: deps.allowNets,
-    allowHttp: (url: URL) => allowsPlainHttp(url, deps.allowNets),
-    ...(deps.resolve ? { resolve: deps.resolve } : {}),
-  };
+  const options = deliveryOptions(deps);
 
   async function attempt(delivery: ClaimedMonitoringDelivery, secretOf: (sealed: Buffer) => string) {
     const startedAt = deps.now();
@@ -133,7 +113,7 @@ export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
   /**
    * One turn of a subscription's lane: sends its due deliveries, a batch at a time, for at most
    * `laneTurnMs`. It needs one of the process's lane slots, shared with core lanes
-   * (src/webhooks/lane-slots.ts); a lane that gets none asks again after `deferMs`.
+   * (src/delivery/lane-slots.ts); a lane that gets none asks again after `deferMs`.
    */
   return async function deliverMonitoringLane(lane: MonitoringLane): Promise<MonitoringLaneTurn> {
     if (!slots.tryTake(lane.companyId)) {
@@ -150,13 +130,7 @@ export function monitoringDeliverer(deps: MonitoringDeliveryDeps) {
   async function turn(lane: MonitoringLane): Promise<MonitoringAttemptOutcome[]> {
     const endsAt = performance.now() + laneTurnMs;
     const outcomes: MonitoringAttemptOutcome[] = [];
-    // A lane's deliveries share a subscription, so this decrypts once.
-    const secrets = new Map<string, string>();
-    const secretOf = (sealed: Buffer) => {
-      const key = sealed.toString('base64');
-      if (!secrets.has(key)) secrets.set(key, decryptSecret(deps.secretsKey, sealed));
-      return secrets.get(key)!;
-    };
+    const secretOf = turnSecrets(deps.secretsKey);
     let more = false;
     while (performance.now() < endsAt) {
       const claimed = await claimDueMonitoringDeliveries(deps.pool, lane.subscriptionId, deps.now(), claimBatch);

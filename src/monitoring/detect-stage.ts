@@ -5,78 +5,27 @@
  * provider events, stores each subscription's new detector state, and stores every detection as
  * an event (its exact body, signed and sent on every attempt) with a pending delivery. The caller
  * asks for the subscriptions' delivery lanes after the commit (the due sweep catches a lost ask).
- *
- * What the detectors read beyond the health rules' signals (`speed_kph`, `location`, provider
- * events) has its own watermark in the vehicle's `fed_through` (provider events under
- * `vehicleEventsWatermark`), advanced only while the vehicle is monitored; a subscription never
- * reads what was recorded before the oldest live subscription of its vehicle was created, so a
- * new subscription does not replay old history into webhooks (the dry run does that, on request).
+ * What the evaluation feeds it beyond the health rules' signals: src/evaluation/monitoring-feed.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { loadCompanyGeofences } from '../db/geofences.js';
 import {
   insertMonitoringEvents,
-  loadMonitoredSubscriptions,
   saveDetectorStates,
   type MonitoredSubscription,
-  type NewEventSample,
   type NewMonitoringEvent,
 } from '../db/monitoring-delivery-queue.js';
 import type { PoolClient } from '../db/pool.js';
 import type { VehiclePredictions } from '../domain/predictions.js';
 import type { RuleSample } from '../domain/sample.js';
 import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
-import { detectMonitoringEvents, monitoringSignals } from './engine.js';
+import { detectMonitoringEvents } from './engine.js';
 import { buildMonitoringEventBody } from './event-body.js';
 import { monitoringOptions, type MonitoringKind } from '../domain/monitoring-kinds.js';
 import type { Detection, MonitoringInput } from './types.js';
 import type { EventSample } from '../domain/sample.js';
 import type { Geofence } from '../domain/geo.js';
-
-/** The `fed_through` key of the provider events' watermark (no signal has this name). */
-export const vehicleEventsWatermark = 'vehicle_events';
-/** At most this many new provider events per vehicle and evaluation, the newest. */
-const maxEventsPerEvaluation = 500;
-
-/**
- * The vehicles' live subscriptions by vehicle id, and the new provider events of each monitored
- * vehicle, in one statement (none for unmonitored fleets).
- */
-export async function loadMonitoring(
-  tx: PoolClient,
-  vehicles: ReadonlyArray<{ id: string; fedThrough: Readonly<Record<string, string>> }>,
-): Promise<{ subscriptions: Map<string, MonitoredSubscription[]>; events: Map<string, NewEventSample[]> }> {
-  const loaded = await loadMonitoredSubscriptions(
-    tx,
-    vehicles.map((v) => {
-      const watermark = v.fedThrough[vehicleEventsWatermark];
-      return { vehicleId: v.id, eventsWatermark: watermark ? new Date(watermark) : null };
-    }),
-    maxEventsPerEvaluation,
-  );
-  const subscriptions = new Map<string, MonitoredSubscription[]>();
-  for (const subscription of loaded.subscriptions) {
-    const list = subscriptions.get(subscription.vehicleId) ?? [];
-    list.push(subscription);
-    subscriptions.set(subscription.vehicleId, list);
-  }
-  return { subscriptions, events: loaded.events };
-}
-
-/** The signals the detectors read that the health rules do not (loaded only for monitored vehicles). */
-export function detectorOnlySignals(ruleSignals: readonly string[]): string[] {
-  return monitoringSignals.filter((signal) => !ruleSignals.includes(signal));
-}
-
-/**
- * Where a monitored vehicle's reads of a detector-only signal (or its provider events) start: the
- * watermark, but never before its oldest live subscription was created.
- */
-export function monitoringSince(subscriptions: readonly MonitoredSubscription[], watermark: string | undefined): Date {
-  const oldest = Math.min(...subscriptions.map((s) => s.createdAt.getTime()));
-  return new Date(Math.max(oldest, watermark ? Date.parse(watermark) : 0));
-}
 
 /**
  * The fence lists the detectors get, kept per process so a company's unchanged fences keep one
@@ -133,8 +82,8 @@ const geofenceKinds: readonly MonitoringKind[] = ['geo_fence_entry', 'geo_fence_
 
 /**
  * The forecasts premium events carry, by vehicle id (src/history/build-report.ts
- * `loadVehiclePredictions`), handed in by the health stage: monitoring and the history report
- * do not import each other.
+ * `loadVehiclePredictions`), handed in by the evaluation stage (src/evaluation/evaluate-vehicles.ts):
+ * monitoring and the history report do not import each other.
  */
 export type PredictionsLoader = (
   tx: PoolClient,

@@ -14,7 +14,7 @@ import {
 import type { Pool } from '../db/pool.js';
 import type { Logger } from '../log.js';
 import type { Queues } from '../queue/queues.js';
-import { abandonedAfterMs } from '../webhooks/deliver-core.js';
+import { abandonedAfterMs } from '../delivery/lane-timing.js';
 import { afterAttempt } from './delivery-schedule.js';
 import { requestMonitoringLanes } from '../queue/enqueue-monitoring.js';
 

@@ -7,7 +7,7 @@
  * alert is gone. A severity change inside the episode sends nothing.
  *
  * Late samples cannot open an alert: the health stage feeds each signal only samples newer than
- * its per-signal watermark (src/health/evaluate-vehicles.ts).
+ * its per-signal watermark (src/evaluation/evaluate-vehicles.ts).
  *
  * occurredAt: the newest sample of the kind's signals in this evaluation (the reading that made
  * the alert active), or `now` when none came (a confirmation timer or a due date ran out in a

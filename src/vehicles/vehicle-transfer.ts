@@ -28,7 +28,7 @@ import { lockOpenRunOfVehicle } from '../db/runs.js';
 import { dropLatestSignalsBefore, dropReadModelBefore } from '../db/vehicle-state.js';
 import { findVehicle, lockVehicle } from '../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
-import { restartHealthForNewOwner, type EvaluationSummary } from '../health/evaluate-vehicles.js';
+import { restartHealthForNewOwner, type EvaluationSummary } from '../evaluation/evaluate-vehicles.js';
 
 export async function transferVehicle(
   tx: PoolClient,

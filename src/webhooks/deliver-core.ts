@@ -11,33 +11,15 @@
  * the next); records are written 100 at a time.
  */
 import { performance } from 'node:perf_hooks';
-import type { Pool } from '../db/pool.js';
 import { claimLaneDeliveries, recordAttempts, type AttemptRecord, type DeliveryToSend } from '../db/webhooks.js';
 import type { RunEventKind } from '../domain/run.js';
-import type { Logger } from '../log.js';
-import type { Queues } from '../queue/queues.js';
-import { decryptSecret } from '../security/secrets.js';
-import { deliverOnce, storableText, type DeliveryOptions } from '../http/client.js';
-import { LaneSlots } from './lane-slots.js';
+import { deliverOnce, storableText } from '../http/client.js';
 import { requestLanes, type Lane } from '../queue/enqueue-webhooks.js';
-import { signCoreBody } from './sign.js';
-import { allowsPlainHttp } from '../http/ssrf.js';
+import { deliveryOptions, turnSecrets, type DeliveryDeps } from '../delivery/deps.js';
+import { LaneSlots } from '../delivery/lane-slots.js';
+import { deferMs, laneTurnMs } from '../delivery/lane-timing.js';
+import { signCoreBody } from '../delivery/sign.js';
 import { webhookEnvelopeBytes } from './webhook-run.js';
-
-export interface CoreDeliveryDeps {
-  pool: Pool;
-  queues: Queues;
-  secretsKey: Buffer;
-  timeoutMs: number;
-  allowNets: readonly string[];
-  now: () => Date;
-  /** Operators' log: SSRF refusals with the refused address. */
-  log: Pick<Logger, 'warn'>;
-  /** Tests inject a resolver to point hostnames at chosen addresses; production uses DNS. */
-  resolve?: DeliveryOptions['resolve'];
-  /** The process's lane slots, shared with monitoring lanes (src/webhooks/lane-slots.ts). */
-  slots?: LaneSlots;
-}
 
 export interface CoreDeliveryOutcome {
   deliveryId: string;
@@ -61,22 +43,6 @@ export const laneWidth = 256;
 export const laneStartWidth = 4;
 /** Attempts recorded per statement (the rest when the turn ends). */
 const recordBatch = 100;
-/**
- * A turn starts no send after this; the lane then goes to the back of the queue, so a busy
- * subscription shares the worker with every other lane that has work.
- */
-export const laneTurnMs = 1_000;
-/** How long a lane over its company's share waits before it asks again (core and monitoring lanes). */
-export const deferMs = 1_000;
-
-/**
- * After this long a claimed delivery belongs to a dead worker: its send started when it was
- * claimed, settles within the timeout, and is recorded by the end of its turn.
- */
-export function abandonedAfterMs(timeoutMs: number): number {
-  return laneTurnMs + timeoutMs + 60_000;
-}
-
 /**
  * Group commit of claims: the callers that ask while a claim is being written are served by the
  * next one, a statement for all of them; each gets its own row, or undefined when there were
@@ -122,14 +88,8 @@ export function cursorClaims<R extends { createdAt: string }>(
 
 type Attempt = AttemptRecord & { succeeded: boolean };
 
-export function coreDeliverer(deps: CoreDeliveryDeps) {
-  const allowHttp = (url: URL) => allowsPlainHttp(url, deps.allowNets);
-  const options: DeliveryOptions = {
-    timeoutMs: deps.timeoutMs,
-    allowNets: deps.allowNets,
-    allowHttp,
-    ...(deps.resolve ? { resolve: deps.resolve } : {}),
-  };
+export function coreDeliverer(deps: DeliveryDeps) {
+  const options = deliveryOptions(deps);
   const slots = deps.slots ?? new LaneSlots();
 
   function failedBeforeSending(
@@ -235,13 +195,7 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
         .then(() => recordAttempts(deps.pool, batch))
         .catch((error: unknown) => void errors.push(error));
     };
-    // A turn's deliveries share a subscription, so this decrypts once.
-    const secrets = new Map<string, string>();
-    const secretOf = (sealed: Buffer) => {
-      const key = sealed.toString('base64');
-      if (!secrets.has(key)) secrets.set(key, decryptSecret(deps.secretsKey, sealed));
-      return secrets.get(key)!;
-    };
+    const secretOf = turnSecrets(deps.secretsKey);
     const senders: Array<Promise<void>> = [];
     const startSender = () => senders.push(send().catch((error: unknown) => void errors.push(error)));
     const send = async (): Promise<void> => {
@@ -269,7 +223,7 @@ export function coreDeliverer(deps: CoreDeliveryDeps) {
 
   /**
    * One turn of a lane. When work is left the lane asks for another turn, behind every lane
-   * already waiting; a lane that gets no slot (src/webhooks/lane-slots.ts) asks again later.
+   * already waiting; a lane that gets no slot (src/delivery/lane-slots.ts) asks again later.
    */
   return async function deliverLane(lane: Lane): Promise<LaneTurn> {
     if (!slots.tryTake(lane.companyId)) {

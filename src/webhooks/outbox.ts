@@ -8,7 +8,7 @@ import { findRun } from '../db/runs.js';
 import { findRunLocations } from '../db/service-locations.js';
 import { insertWebhookEvents } from '../db/webhooks.js';
 import type { RunEventKind } from '../domain/run.js';
-import { presentRun } from '../runs/present-run.js';
+import { presentRun } from '../presenters/run.js';
 import { buildWebhookRun, type LocationChoice, type WebhookRun } from './webhook-run.js';
 
 export async function webhookRunOf(q: Queryable, companyId: string, runId: string): Promise<WebhookRun> {

@@ -7,7 +7,7 @@ import { failAbandonedDeliveries, listStalePendingLanes } from '../db/webhooks.j
 import type { Logger } from '../log.js';
 import { enqueueGraceMs } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
-import { abandonedAfterMs } from './deliver-core.js';
+import { abandonedAfterMs } from '../delivery/lane-timing.js';
 import { requestLanes } from '../queue/enqueue-webhooks.js';
 
 const lanesPerSweep = 10_000;

@@ -3,7 +3,7 @@
  * plus owner_company, service_location (always present), customer.id / first_name / last_name
  * and appointment.external_id (= the run id). Pure: the outbox loads the inputs.
  */
-import type { PresentedRun } from '../runs/present-run.js';
+import type { PresentedRun } from '../presenters/run.js';
 import type { ServiceLocationRecord } from '../db/service-locations.js';
 import type { DispatchProposal, RunEventKind } from '../domain/run.js';
 import { assembleAddress, splitAddress, type AddressParts } from '../domain/address.js';

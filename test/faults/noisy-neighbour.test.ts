@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertWebhookEvents } from '../../src/db/webhooks.js';
-import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
+import { lanesPerCompany } from '../../src/delivery/lane-slots.js';
 import { requestRelay } from '../../src/queue/enqueue-webhooks.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';

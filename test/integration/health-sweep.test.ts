@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepHealth, type EvaluationSummary } from '../../src/health/evaluate-vehicles.js';
+import { sweepHealth, type EvaluationSummary } from '../../src/evaluation/evaluate-vehicles.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../../providers/index.js';
 import { withTransaction } from '../../src/db/pool.js';
 import { lockVehicle } from '../../src/db/vehicles.js';
-import { evaluateVehicles } from '../../src/health/evaluate-vehicles.js';
+import { evaluateVehicles } from '../../src/evaluation/evaluate-vehicles.js';
 import { processInbox } from '../../src/ingest/process-inbox.js';
 import { updateVehicleByIntegrator } from '../../src/vehicles/vehicle-update.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

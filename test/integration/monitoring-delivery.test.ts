@@ -6,8 +6,8 @@
  * both routes; the retention purge by tier; the monthly metering record.
  */
 import { createHmac } from 'node:crypto';
-import { lanesPerCompany } from '../../src/webhooks/lane-slots.js';
-import { deliverySlotsPerProcess } from '../../src/webhooks/lane-slots.js';
+import { lanesPerCompany } from '../../src/delivery/lane-slots.js';
+import { deliverySlotsPerProcess } from '../../src/delivery/lane-slots.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitoredVehiclesOfMonth } from '../../src/db/monitoring-metering.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

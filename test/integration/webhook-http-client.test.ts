@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverOnce, ssrfRefusalMessage, type DeliveryOptions, type DeliveryRequest } from '../../src/http/client.js';
-import { signCoreBody } from '../../src/webhooks/sign.js';
-import { verifyServiceSignature } from '../../src/webhooks/verify.js';
+import { signCoreBody } from '../../src/delivery/sign.js';
+import { verifyServiceSignature } from '../../src/delivery/verify.js';
 
 interface Seen {
   method: string;

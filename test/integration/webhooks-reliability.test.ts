@@ -8,7 +8,8 @@ import {
   relayWebhookEvents,
   type PendingDelivery,
 } from '../../src/db/webhooks.js';
-import { coreDeliverer, type CoreDeliveryDeps } from '../../src/webhooks/deliver-core.js';
+import type { DeliveryDeps as CoreDeliveryDeps } from '../../src/delivery/deps.js';
+import { coreDeliverer } from '../../src/webhooks/deliver-core.js';
 import { requestLanes } from '../../src/queue/enqueue-webhooks.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';

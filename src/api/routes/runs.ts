@@ -5,7 +5,7 @@ import type { Pool } from '../../db/pool.js';
 import { countRuns, findRun, listRuns } from '../../db/runs.js';
 import { schedulingStatusFilter, type RunRecord, type SchedulingState } from '../../domain/run.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { presentRun } from '../../runs/present-run.js';
+import { presentRun } from '../../presenters/run.js';
 import {
   Envelope,
   ErrorEnvelope,

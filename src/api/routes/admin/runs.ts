@@ -8,7 +8,7 @@ import { enqueueHealthEvaluations } from '../../../queue/enqueue-health.js';
 import { findRun, findRunCompanyId } from '../../../db/runs.js';
 import type { RunOperation } from '../../../runs/run-machine.js';
 import { operateRun } from '../../../runs/run-operations.js';
-import { presentRun } from '../../../runs/present-run.js';
+import { presentRun } from '../../../presenters/run.js';
 import { AppointmentWindow, DispatchProposalBody, OptionalAppointmentWindow } from '../../schemas/admin.js';
 import { Envelope, ErrorEnvelope, PathId, ok } from '../../schemas/common.js';
 import { Run } from '../../schemas/run.js';

@@ -5,7 +5,7 @@ import type { Queues } from '../../../queue/queues.js';
 import { afterRunChanges } from '../../../queue/enqueue-runs.js';
 import { findRun } from '../../../db/runs.js';
 import { submitServiceRequest } from '../../../runs/service-requests.js';
-import { presentRun } from '../../../runs/present-run.js';
+import { presentRun } from '../../../presenters/run.js';
 import { ServiceRequestCreate, ServiceRequestResult } from '../../schemas/admin.js';
 import { Envelope, ErrorEnvelope, ok } from '../../schemas/common.js';
 import { locationInput } from './request-mapping.js';

@@ -1,7 +1,10 @@
 /**
- * The health stage for a set of vehicles, in the caller's transaction: lock and load, run the pure
- * engine per vehicle, write health, link state, trusted odometer and health events. Used for one
- * vehicle after new samples (health.evaluate) and for pages of vehicles by the sweep.
+ * The evaluation stage for a set of vehicles, in the caller's transaction: the health rules
+ * (src/health/) and then the monitoring detectors (src/monitoring/) over the same new samples,
+ * composed here so that health never imports monitoring. Lock and load, run the pure engine per
+ * vehicle, write health, link state, trusted odometer and health events, then run and store the
+ * monitoring stage. Used for one vehicle after new samples (health.evaluate) and for pages of
+ * vehicles by the sweep.
  *
  * New samples are those newer than a watermark kept per signal (`fed_through`): a sample that
  * commits after a newer sample of another signal (two ingest transactions, or a payload that
@@ -33,21 +36,15 @@ import { whileHoldingLock } from '../db/advisory-locks.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
-import {
-  detectAndStore,
-  detectorOnlySignals,
-  loadMonitoring,
-  monitoringSince,
-  vehicleEventsWatermark,
-  type MonitoredVehicleEvaluation,
-} from '../monitoring/detect-stage.js';
-import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
+import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
+import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from '../health/evaluate.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
+import { detectAndStore, type MonitoredVehicleEvaluation } from '../monitoring/detect-stage.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
 import type { MonitoringKind } from '../domain/monitoring-kinds.js';
-import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
-import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from './evaluate.js';
 import type { RuleSample } from '../domain/sample.js';
+import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
+import { detectorOnlySignals, loadMonitoring, monitoringSince, vehicleEventsWatermark } from './monitoring-feed.js';
 
 export interface EvaluationOptions {
   /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advanceWatermarks } from '../../../src/health/evaluate-vehicles.js';
+import { advanceWatermarks } from '../../../src/evaluation/evaluate-vehicles.js';
 import type { RuleSample } from '../../../src/domain/sample.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));
