@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RedisConnection } from '../queue/connection.js';
 import type { ApiKeyCache } from '../api/api-key-cache.js';
-import { sendError, toAppError } from '../api/error-handler.js';
+import { sendError, toAppError } from '../web/error-handler.js';
 import type { Config } from '../config.js';
 import { findConsoleSession, touchConsoleSession, type ConsoleSessionRecord } from '../db/console-sessions.js';
 import type { Pool } from '../db/pool.js';

@@ -20,15 +20,8 @@ import type { Pool } from '../../db/pool.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { parseGeofenceArea } from '../../monitoring/geofences.js';
 import { createWithinCap, type CompanyCap } from '../company-caps.js';
-import {
-  Envelope,
-  ErrorEnvelope,
-  PageOnlyQuery,
-  PathId,
-  authErrorResponses,
-  isRecordId,
-  ok,
-} from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, authErrorResponses, ok } from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import { Geofence, GeofenceBody } from '../schemas/monitoring.js';
 
 const security = [{ bearerAuth: [] }];

@@ -12,7 +12,8 @@ import { notFound } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { recoverMonitoringDeliveries, retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
 import type { Queues } from '../../queue/queues.js';
-import { Envelope, ErrorEnvelope, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, PathId, authErrorResponses, ok } from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import { RecoverAccepted, RecoverBody, RetryAccepted } from '../schemas/monitoring.js';
 
 const security = [{ bearerAuth: [] }];

@@ -49,7 +49,8 @@ import {
 import { encryptSecret, newSecret } from '../../security/secrets.js';
 import { targetUrlProblem } from '../../http/ssrf.js';
 import { createWithinCap, type CompanyCap } from '../company-caps.js';
-import { Envelope, ErrorEnvelope, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, PathId, authErrorResponses, ok } from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import {
   CreatedMonitoringSubscription,
   DeliveryListQuery,

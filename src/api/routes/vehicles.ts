@@ -25,11 +25,11 @@ import {
   PageQuery,
   PathId,
   authErrorResponses,
-  isRecordId,
   meta,
   ok,
   type Page,
-} from '../schemas/common.js';
+} from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import { presentedVehicles, VehicleJsonCache } from '../vehicle-json-cache.js';
 import { Vehicle, VehicleUpdateRequest } from '../schemas/vehicle.js';
 import { enqueueAfterCommit } from '../../queue/after-commit.js';

@@ -29,9 +29,9 @@ import {
   Text,
   Timestamp,
   authErrorResponses,
-  isRecordId,
   ok,
-} from '../schemas/common.js';
+} from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 
 const security = [{ bearerAuth: [] }];
 

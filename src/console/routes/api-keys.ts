@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { createApiKey } from '../../api/api-key-actions.js';
 import { broadcastRevocation } from '../../api/api-key-cache.js';
-import { isRecordId } from '../../api/schemas/common.js';
+import { isRecordId } from '../../domain/ids.js';
 import { findActiveCompanyApiKey, listApiKeys, revokeCompanyApiKey, type ApiKeyRecord } from '../../db/api-keys.js';
 import { AppError, notFound } from '../../errors.js';
 import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';

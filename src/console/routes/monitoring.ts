@@ -2,7 +2,8 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { StringEnum, isRecordId } from '../../api/schemas/common.js';
+import { StringEnum } from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import {
   listMonitoringDeliveries,
   loadEndpointHealth,

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { isRecordId } from '../../api/schemas/common.js';
+import { isRecordId } from '../../domain/ids.js';
 import { createWebhookSubscription, sendWebhookTest } from '../../api/webhook-subscription-actions.js';
 import { findSubscription, listDeliveries, listSubscriptions, type SubscriptionRecord } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';

@@ -11,7 +11,8 @@ import { createApiKey } from '../../api-key-actions.js';
 import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
 import { presentApiKey, presentCompany } from '../../presenters/admin.js';
 import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey, ExternalIds } from '../../schemas/admin.js';
-import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, Text, isRecordId, ok } from '../../schemas/common.js';
+import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, Text, ok } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
 const CompanyPatch = Type.Object(

@@ -10,7 +10,7 @@ import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../.
 import { enqueueHealthEvaluations } from '../../../queue/enqueue-health.js';
 import type { Queues } from '../../../queue/queues.js';
 import { HealthConfigOverrides, HealthConfigView, MaintenanceType } from '../../schemas/health.js';
-import { Envelope, Nullable, NullableString, OptionalText, PathId, Timestamp, ok } from '../../schemas/common.js';
+import { Envelope, Nullable, NullableString, OptionalText, PathId, Timestamp, ok } from '../../../web/schemas.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 import { enqueueAfterCommit } from '../../../queue/after-commit.js';
 

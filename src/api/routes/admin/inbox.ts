@@ -16,7 +16,7 @@ import {
 } from '../../../db/inbox.js';
 import type { Pool } from '../../../db/pool.js';
 import { notFound } from '../../../errors.js';
-import { Envelope, Nullable, NullableString, PathId, StringEnum, Timestamp, meta } from '../../schemas/common.js';
+import { Envelope, Nullable, NullableString, PathId, StringEnum, Timestamp, meta } from '../../../web/schemas.js';
 import { adminErrors, adminSecurity } from './shared.js';
 
 /** How much of a payload the detail shows, in characters: enough to see its shape. */

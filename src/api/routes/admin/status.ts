@@ -9,7 +9,7 @@ import type { Pool } from '../../../db/pool.js';
 import { queueNames } from '../../../queue/catalog.js';
 import type { Queues } from '../../../queue/queues.js';
 import { jobStates, loadPipelineStatus, type PipelineStatus } from '../../../queue/status.js';
-import { Envelope, StringEnum, Timestamp, meta } from '../../schemas/common.js';
+import { Envelope, StringEnum, Timestamp, meta } from '../../../web/schemas.js';
 import { adminErrors, adminSecurity } from './shared.js';
 
 const Count = Type.Integer({ minimum: 0 });

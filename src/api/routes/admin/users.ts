@@ -5,7 +5,8 @@ import { disableConsoleUser, insertConsoleUser, type ConsoleUserRecord } from '.
 import type { Pool } from '../../../db/pool.js';
 import { invalidRequest, notFound } from '../../../errors.js';
 import { hashPassword, minPasswordLength } from '../../../security/passwords.js';
-import { Envelope, Nullable, PathId, Text, Timestamp, isRecordId, maxLength, ok } from '../../schemas/common.js';
+import { Envelope, Nullable, PathId, Text, Timestamp, maxLength, ok } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
 const User = Type.Object({
