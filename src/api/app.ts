@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
-import { ApiKeyCache } from './api-key-cache.js';
+import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { KeyRateLimiter } from './key-rate-limiter.js';
 import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';

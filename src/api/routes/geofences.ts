@@ -19,7 +19,7 @@ import {
 import type { Pool } from '../../db/pool.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { parseGeofenceArea } from '../../monitoring/geofences.js';
-import { createWithinCap, type CompanyCap } from '../company-caps.js';
+import { createWithinCap, type CompanyCap } from '../../db/company-caps.js';
 import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, authErrorResponses, ok } from '../../web/schemas.js';
 import { isRecordId } from '../../domain/ids.js';
 import { Geofence, GeofenceBody } from '../schemas/monitoring.js';

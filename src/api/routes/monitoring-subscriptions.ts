@@ -48,7 +48,7 @@ import {
 } from '../../monitoring/kinds.js';
 import { encryptSecret, newSecret } from '../../security/secrets.js';
 import { targetUrlProblem } from '../../http/ssrf.js';
-import { createWithinCap, type CompanyCap } from '../company-caps.js';
+import { createWithinCap, type CompanyCap } from '../../db/company-caps.js';
 import { Envelope, ErrorEnvelope, PathId, authErrorResponses, ok } from '../../web/schemas.js';
 import { isRecordId } from '../../domain/ids.js';
 import {

@@ -17,7 +17,7 @@ import {
 } from '../../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { updateVehicleByIntegrator, type VehicleUpdate } from '../../vehicles/vehicle-update.js';
-import { presentVehicle } from '../presenters/vehicle.js';
+import { presentVehicle } from '../../presenters/vehicle.js';
 import {
   Envelope,
   ErrorEnvelope,

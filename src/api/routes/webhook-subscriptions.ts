@@ -10,7 +10,6 @@ import { attemptsListed } from '../../db/monitoring-deliveries.js';
 import {
   countDeliveries,
   deleteSubscription,
-  findSubscription,
   listDeliveries,
   listSubscriptions,
   type SubscriptionRecord,
@@ -18,7 +17,11 @@ import {
 import { runEventKinds } from '../../domain/run.js';
 import { notFound, rateLimited } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
-import { createWebhookSubscription, sendWebhookTest } from '../webhook-subscription-actions.js';
+import {
+  createWebhookSubscription,
+  requireWebhookSubscription,
+  sendWebhookTest,
+} from '../../webhooks/subscription-actions.js';
 import {
   Envelope,
   ErrorEnvelope,
@@ -101,11 +104,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     keyGenerator: (request) => `send-test:${request.principal.companyId}`,
   });
 
-  async function requireSubscription(companyId: string, id: string): Promise<SubscriptionRecord> {
-    const subscription = isRecordId(id) ? await findSubscription(deps.pool, companyId, id) : null;
-    if (!subscription) throw notFound('webhook subscription');
-    return subscription;
-  }
+  const requireSubscription = (companyId: string, id: string) => requireWebhookSubscription(deps.pool, companyId, id);
 
   app.post(
     '/webhook-subscriptions',

@@ -15,7 +15,7 @@ import { listVehicleLabels } from '../../db/vehicles.js';
 import { AppError, notFound } from '../../errors.js';
 import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
 import { asRefusal, redirectRefused, takeFlash } from '../flash.js';
-import type { ConsoleDeps } from '../plugin.js';
+import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
 import { Form, IdParams } from './forms.js';
