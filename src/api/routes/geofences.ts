@@ -14,7 +14,6 @@ import {
   findGeofence,
   insertGeofenceWithinVertices,
   listGeofences,
-  type GeofenceRecord,
 } from '../../db/geofences.js';
 import type { Pool } from '../../db/pool.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
@@ -23,15 +22,12 @@ import { createWithinCap, type CompanyCap } from '../../db/company-caps.js';
 import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, authErrorResponses, ok } from '../../web/schemas.js';
 import { isRecordId } from '../../domain/ids.js';
 import { Geofence, GeofenceBody } from '../schemas/monitoring.js';
+import { presentGeofence } from '../../presenters/geofence.js';
 
 const security = [{ bearerAuth: [] }];
 const tags = ['Geofences'];
 
 const GeofenceParams = Type.Object({ geofence_id: PathId });
-
-function present(g: GeofenceRecord) {
-  return { id: g.id, name: g.name, area: g.area, created_at: g.createdAt.toISOString() };
-}
 
 export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Config }> = async (app, deps) => {
   const cap: CompanyCap = { resource: 'geofences', limit: deps.config.geofencesPerCompany, count: countGeofences };
@@ -76,7 +72,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
           },
         );
       });
-      return reply.code(201).send(ok(present(geofence)));
+      return reply.code(201).send(ok(presentGeofence(geofence)));
     },
   );
 
@@ -98,7 +94,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
         listGeofences(deps.pool, companyId, limit, offset),
         countGeofences(deps.pool, companyId),
       ]);
-      return ok(geofences.map(present), { limit, offset, total });
+      return ok(geofences.map(presentGeofence), { limit, offset, total });
     },
   );
 
@@ -117,7 +113,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       const id = request.params.geofence_id;
       const geofence = isRecordId(id) ? await findGeofence(deps.pool, request.principal.companyId, id) : null;
       if (!geofence) throw notFound('geofence');
-      return ok(present(geofence));
+      return ok(presentGeofence(geofence));
     },
   );
 
@@ -136,7 +132,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       const id = request.params.geofence_id;
       const deleted = isRecordId(id) ? await deleteGeofence(deps.pool, request.principal.companyId, id) : null;
       if (!deleted) throw notFound('geofence');
-      return ok(present(deleted));
+      return ok(presentGeofence(deleted));
     },
   );
 };
