@@ -8,7 +8,7 @@
  */
 import Fastify from 'fastify';
 import { buildApp } from '../src/api/app.js';
-import { installErrorHandlers } from '../src/api/error-handler.js';
+import { installErrorHandlers } from '../src/web/error-handler.js';
 import { opsRoutes, type OpsDeps } from '../src/api/routes/ops.js';
 import { ConfigError, type Config } from '../src/config.js';
 import { CpuPool } from '../src/cpu-pool/pool.js';

@@ -20,14 +20,14 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
-import { ApiKeyCache } from './api-key-cache.js';
+import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { KeyRateLimiter } from './key-rate-limiter.js';
 import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from '../web/error-handler.js';
 import { installJsonBodies } from './json-body.js';
 import { trackInFlightHandlers } from './in-flight.js';
-import { validatorCompiler } from './validation.js';
+import { validatorCompiler } from '../web/validation.js';
 import { opsRoutes, type OpsDeps } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
 import { vehicleRoutes } from './routes/vehicles.js';
@@ -50,7 +50,7 @@ import { userAdminRoutes } from './routes/admin/users.js';
 import { queueBoardRoutes } from './routes/admin/queue-board.js';
 import { statusAdminRoutes } from './routes/admin/status.js';
 import { ingestRoutes } from './routes/ingest.js';
-import { apiVersion } from './schemas/common.js';
+import { apiVersion } from '../web/schemas.js';
 import { consolePlugin } from '../console/plugin.js';
 
 export interface AppDeps {

@@ -10,7 +10,7 @@ import type { Pool } from '../db/pool.js';
 import { AppError, rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
 import { hasApiKeyShape, hashApiKey } from '../security/api-keys.js';
-import type { ApiKeyCache } from './api-key-cache.js';
+import type { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 export interface Principal {

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest, type FieldError } from '../errors.js';
-import { unstorableReason } from './validation.js';
+import { unstorableReason } from '../web/validation.js';
 
 /** Levels of arrays and objects; the deepest body any route accepts has four. */
 export const maxJsonDepth = 32;

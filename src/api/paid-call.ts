@@ -16,7 +16,7 @@ import type { MeteredProduct } from '../db/usage.js';
 import { deleteUsage } from '../db/usage.js';
 import type { Logger } from '../log.js';
 import { billPaidRequest, claimPaidRequest, releasePaidRequest, requestHash } from '../usage/metering.js';
-import { authErrorResponses, ErrorEnvelope, ok } from './schemas/common.js';
+import { authErrorResponses, ErrorEnvelope, ok } from '../web/schemas.js';
 
 /** Headers of a paid route: the optional Idempotency-Key (printable ASCII, as the IETF draft). */
 export const PaidHeaders = Type.Object({

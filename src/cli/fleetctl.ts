@@ -4,7 +4,7 @@
  * `--json` for scripts.
  */
 import { parseArgs } from 'node:util';
-import { isRecordId } from '../api/schemas/common.js';
+import { isRecordId } from '../domain/ids.js';
 import { loadCliConfig, ConfigError, type CliConfig } from '../config.js';
 import { adapters, isProviderId } from '../../providers/index.js';
 import { prepareDatabase } from '../db/migrate.js';

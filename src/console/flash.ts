@@ -7,7 +7,7 @@
  * them; the read deletes it, so a reload or Back shows it no more and submits nothing.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isRecordId } from '../api/schemas/common.js';
+import { isRecordId } from '../domain/ids.js';
 import type { Config } from '../config.js';
 import { deleteInBatches } from '../db/batched-delete.js';
 import { deleteUnreadConsoleFlashes, insertConsoleFlash, takeConsoleFlash } from '../db/console-sessions.js';

@@ -7,18 +7,12 @@
  * redirect to sign-in; anything else answers 401), then for a POST the Origin (or Referer) and
  * the session's CSRF token from the form.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RedisConnection } from '../queue/connection.js';
-import type { ApiKeyCache } from '../api/api-key-cache.js';
-import { sendError, toAppError } from '../api/error-handler.js';
-import type { Config } from '../config.js';
-import { findConsoleSession, touchConsoleSession, type ConsoleSessionRecord } from '../db/console-sessions.js';
-import type { Pool } from '../db/pool.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { findConsoleSession, touchConsoleSession } from '../db/console-sessions.js';
 import { AppError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics.js';
-import type { Queues } from '../queue/queues.js';
 import { assets } from './assets.js';
+import type { ConsoleDeps } from './deps.js';
+import { sendConsoleError } from './errors.js';
 import { apiKeyPages } from './routes/api-keys.js';
 import { monitoringPages } from './routes/monitoring.js';
 import { sessionPages, signInPages } from './routes/sign-in.js';
@@ -26,30 +20,7 @@ import { usagePages } from './routes/usage.js';
 import { vehiclePages } from './routes/vehicles.js';
 import { webhookPages } from './routes/webhooks.js';
 import { csrfTokenMatches, fromConsoleOrigin, hashSessionToken, sessionTokenFrom } from './session.js';
-import { html } from './html.js';
-import { alertBox, barePage } from './views/layout.js';
 import { SignInLimiter } from './sign-in-limiter.js';
-
-export interface ConsoleDeps {
-  config: Config;
-  pool: Pool;
-  redis: RedisConnection;
-  queues: Queues;
-  keyCache: ApiKeyCache;
-  log: Logger;
-  metrics: Metrics;
-  now: () => Date;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    consoleSession: ConsoleSessionRecord;
-  }
-  interface FastifyContextConfig {
-    /** A console data call (polled by a script): answers 401, never a redirect, once the session ended. */
-    consoleData?: boolean;
-  }
-}
 
 /** No inline script or style anywhere; the console is never framed. */
 const contentSecurityPolicy =
@@ -70,23 +41,6 @@ function parseForm(body: string): Record<string, string | string[]> {
 
 function isPageRequest(request: FastifyRequest): boolean {
   return request.method === 'GET' && !request.routeOptions.config.consoleData;
-}
-
-/** Page routes show a refusal as a page with an alert; data calls keep the API's error envelope. */
-function sendConsoleError(error: Error, request: FastifyRequest, reply: FastifyReply) {
-  if (request.routeOptions.config?.consoleData) return sendError(error as AppError, request, reply);
-  const appError = toAppError(error as AppError);
-  if (appError.status >= 500) request.log.error({ err: error }, 'console request failed');
-  if (appError.retryAfterSeconds !== null) reply.header('retry-after', String(appError.retryAfterSeconds));
-  const title = appError.status === 401 ? 'Signed out' : appError.status === 404 ? 'Not found' : 'Refused';
-  const next =
-    appError.status === 401
-      ? html`<p><a href="/console/sign-in">Sign in again</a></p>`
-      : html`<p><a href="/console/vehicles">Back to the console</a></p>`;
-  return reply
-    .code(appError.status)
-    .type('text/html; charset=utf-8')
-    .send(barePage(title, html`${alertBox(appError.message)}${next}`));
 }
 
 export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {

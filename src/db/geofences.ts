@@ -16,7 +16,7 @@ const columns = `id, name, area, created_at AS "createdAt"`;
  * Inserts the geofence unless the company's live fences would then have more than `maxVertices`
  * vertices (the generated `vertex_count`, migration 0022); answers the fence, or the vertices in
  * use and the new fence's count when it was refused. Run it under the company's geofences lock
- * (src/api/company-caps.ts), so two creations cannot both fit in the same room.
+ * (src/db/company-caps.ts), so two creations cannot both fit in the same room.
  */
 export async function insertGeofenceWithinVertices(
   q: Queryable,

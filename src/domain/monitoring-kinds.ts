@@ -99,3 +99,15 @@ export function monitoringOptions(stored: StoredMonitoringOptions): MonitoringOp
     geofenceIds: stored.geofence_ids ?? defaultMonitoringOptions.geofenceIds,
   };
 }
+
+/** The options as stored and answered: snake_case, every default filled in. */
+export function completeMonitoringOptions(stored: StoredMonitoringOptions): Required<StoredMonitoringOptions> {
+  const options = monitoringOptions(stored);
+  return {
+    speed_limit_kph: options.speedLimitKph,
+    idle_minutes: options.idleMinutes,
+    mileage_threshold_miles: options.mileageThresholdMiles,
+    fuel_level_percent: options.fuelLevelPercent,
+    geofence_ids: options.geofenceIds,
+  };
+}

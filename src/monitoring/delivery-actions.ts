@@ -17,6 +17,7 @@ import {
 } from '../db/monitoring-delivery-queue.js';
 import { findMonitoringSubscription } from '../db/monitoring-subscriptions.js';
 import { withTransaction, type Pool } from '../db/pool.js';
+import { isRecordId } from '../domain/ids.js';
 import { msPerDay } from '../domain/units.js';
 import { AppError, rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -45,9 +46,9 @@ function manualRetryLimits(config: DeliveryActionDeps['config']): ManualRetryLim
 }
 
 /**
- * Null for an unknown id or another company's (the caller answers 404). Past the delivery's
- * limits it throws 429 RATE_LIMITED (with the seconds until a retry is allowed) or, once the
- * lifetime limit is used up, 409 LIMIT_REACHED. A retry while an attempt is being sent is not
+ * Null for an unknown id, one that is no record id, or another company's (the caller answers
+ * 404). Past the delivery's limits it throws 429 RATE_LIMITED (with the seconds until a retry is
+ * allowed) or, once the lifetime limit is used up, 409 LIMIT_REACHED. A retry while an attempt is being sent is not
  * counted: that attempt is the one more.
  */
 export async function retryMonitoringDelivery(
@@ -55,6 +56,7 @@ export async function retryMonitoringDelivery(
   companyId: string,
   deliveryId: string,
 ): Promise<RetryAccepted | null> {
+  if (!isRecordId(deliveryId)) return null;
   const now = deps.now();
   const limits = manualRetryLimits(deps.config);
   const delivery = await withTransaction(deps.pool, async (tx) => {
@@ -102,9 +104,10 @@ export interface RecoverAccepted {
 const recoverDeliveriesPerCall = 1_000;
 
 /**
- * Null for an unknown subscription or another company's. A deleted subscription queues nothing;
- * neither does a delivery that has used up its manual retries (hourly or in all): each candidate
- * is decided by decideManualRetry, as a retry is, under its row lock.
+ * Null for an unknown subscription, an id that is no record id, or another company's. A deleted
+ * subscription queues nothing; neither does a delivery that has used up its manual retries
+ * (hourly or in all): each candidate is decided by decideManualRetry, as a retry is, under its
+ * row lock.
  */
 export async function recoverMonitoringDeliveries(
   deps: DeliveryActionDeps,
@@ -112,6 +115,7 @@ export async function recoverMonitoringDeliveries(
   subscriptionId: string,
   since: Date,
 ): Promise<RecoverAccepted | null> {
+  if (!isRecordId(subscriptionId)) return null;
   const subscription = await findMonitoringSubscription(deps.pool, companyId, subscriptionId);
   if (!subscription) return null;
   const now = deps.now();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ApiKeyCache, broadcastRevocation } from '../../src/api/api-key-cache.js';
+import { ApiKeyCache, broadcastRevocation } from '../../src/api-keys/api-key-cache.js';
 import { createLogger } from '../../src/log.js';
 
 const log = createLogger('silent');

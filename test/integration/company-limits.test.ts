@@ -1,7 +1,7 @@
 /** Per-company limits: the webhook subscription cap and the Send test rate limit, on the API and in the console. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { createWithinCap, type CompanyCap } from '../../src/api/company-caps.js';
+import { createWithinCap, type CompanyCap } from '../../src/db/company-caps.js';
 import { insertRosterMember } from '../../src/db/runs-stage.js';
 import { AppError } from '../../src/errors.js';
 import { createMetrics } from '../../src/metrics.js';

@@ -1,48 +1,25 @@
 /**
  * Geofences of the caller's company (docs/monitoring.md), under /v1: polygons and circles that
  * geo_fence_entry and geo_fence_exit watch. Deleting one a subscription names in
- * options.geofence_ids is allowed: that subscription simply stops watching it. Caps that add up:
- * vertices per fence (geofences.ts), fences per company and vertices per company, both checked
- * under one lock with the insert.
+ * options.geofence_ids is allowed: that subscription simply stops watching it. The caps and the
+ * checks are src/monitoring/geofence-actions.ts.
  */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
-import {
-  countGeofences,
-  deleteGeofence,
-  findGeofence,
-  insertGeofenceWithinVertices,
-  listGeofences,
-  type GeofenceRecord,
-} from '../../db/geofences.js';
+import { countGeofences, listGeofences } from '../../db/geofences.js';
 import type { Pool } from '../../db/pool.js';
-import { AppError, invalidRequest, notFound } from '../../errors.js';
-import { parseGeofenceArea } from '../../monitoring/geofences.js';
-import { createWithinCap, type CompanyCap } from '../company-caps.js';
-import {
-  Envelope,
-  ErrorEnvelope,
-  PageOnlyQuery,
-  PathId,
-  authErrorResponses,
-  isRecordId,
-  ok,
-} from '../schemas/common.js';
+import { createGeofence, removeGeofence, requireGeofence } from '../../monitoring/geofence-actions.js';
+import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, authErrorResponses, ok } from '../../web/schemas.js';
 import { Geofence, GeofenceBody } from '../schemas/monitoring.js';
+import { presentGeofence } from '../../presenters/geofence.js';
 
 const security = [{ bearerAuth: [] }];
 const tags = ['Geofences'];
 
 const GeofenceParams = Type.Object({ geofence_id: PathId });
 
-function present(g: GeofenceRecord) {
-  return { id: g.id, name: g.name, area: g.area, created_at: g.createdAt.toISOString() };
-}
-
 export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Config }> = async (app, deps) => {
-  const cap: CompanyCap = { resource: 'geofences', limit: deps.config.geofencesPerCompany, count: countGeofences };
-
   app.post(
     '/geofences',
     {
@@ -59,31 +36,9 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       },
     },
     async (request, reply) => {
-      const parsed = parseGeofenceArea(request.body.area);
-      if (!parsed.ok) throw invalidRequest(parsed.errors);
-      const { companyId } = request.principal;
-      const maxVertices = deps.config.geofenceVerticesPerCompany;
-      const geofence = await createWithinCap(deps.pool, cap, companyId, async (tx) => {
-        const result = await insertGeofenceWithinVertices(tx, {
-          companyId,
-          name: request.body.name,
-          area: parsed.area,
-          maxVertices,
-        });
-        if (result.inserted) return result.inserted;
-        throw new AppError(
-          'LIMIT_REACHED',
-          `the company's geofences have ${result.usedVertices} vertices and this one ${result.vertices}, over the ` +
-            `${maxVertices} one company may have (GEOFENCE_VERTICES_PER_COMPANY); delete or simplify fences first`,
-          {
-            resource: 'geofence_vertices',
-            limit: maxVertices,
-            used: result.usedVertices,
-            requested: result.vertices,
-          },
-        );
-      });
-      return reply.code(201).send(ok(present(geofence)));
+      const { name, area } = request.body;
+      const geofence = await createGeofence(deps, request.principal.companyId, name, area);
+      return reply.code(201).send(ok(presentGeofence(geofence)));
     },
   );
 
@@ -105,7 +60,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
         listGeofences(deps.pool, companyId, limit, offset),
         countGeofences(deps.pool, companyId),
       ]);
-      return ok(geofences.map(present), { limit, offset, total });
+      return ok(geofences.map(presentGeofence), { limit, offset, total });
     },
   );
 
@@ -121,10 +76,8 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       },
     },
     async (request) => {
-      const id = request.params.geofence_id;
-      const geofence = isRecordId(id) ? await findGeofence(deps.pool, request.principal.companyId, id) : null;
-      if (!geofence) throw notFound('geofence');
-      return ok(present(geofence));
+      const geofence = await requireGeofence(deps.pool, request.principal.companyId, request.params.geofence_id);
+      return ok(presentGeofence(geofence));
     },
   );
 
@@ -140,10 +93,8 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       },
     },
     async (request) => {
-      const id = request.params.geofence_id;
-      const deleted = isRecordId(id) ? await deleteGeofence(deps.pool, request.principal.companyId, id) : null;
-      if (!deleted) throw notFound('geofence');
-      return ok(present(deleted));
+      const deleted = await removeGeofence(deps.pool, request.principal.companyId, request.params.geofence_id);
+      return ok(presentGeofence(deleted));
     },
   );
 };

@@ -16,7 +16,7 @@ import { buildHistoryReport } from '../../history/build-report.js';
 import type { HistoryReport as ReportData } from '../../history/types.js';
 import type { Logger } from '../../log.js';
 import { answerPaidCall, PaidHeaders, paidAnswer, paidErrorResponses } from '../paid-call.js';
-import { Envelope, ErrorEnvelope } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope } from '../../web/schemas.js';
 import { HistoryReport, HistoryReportRequest } from '../schemas/history.js';
 import { requireValidVin } from '../vin.js';
 

@@ -26,7 +26,8 @@ import { storePush } from '../../ingest/push-store.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { Queues } from '../../queue/queues.js';
-import { Envelope, ErrorEnvelope, PathId, Timestamp, isRecordId, ok } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, PathId, Timestamp, ok } from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import { enqueueAfterCommit } from '../../queue/after-commit.js';
 
 export interface IngestDeps {

@@ -13,7 +13,7 @@ import { notFound } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { buildVerification } from '../../verification/verify.js';
 import { answerPaidCall, PaidHeaders, paidAnswer, paidErrorResponses } from '../paid-call.js';
-import { Envelope } from '../schemas/common.js';
+import { Envelope } from '../../web/schemas.js';
 import { Verification, VerificationRequest } from '../schemas/verification.js';
 import { requireValidVin } from '../vin.js';
 

@@ -12,7 +12,7 @@ import { notFound } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { recoverMonitoringDeliveries, retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
 import type { Queues } from '../../queue/queues.js';
-import { Envelope, ErrorEnvelope, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, PathId, authErrorResponses, ok } from '../../web/schemas.js';
 import { RecoverAccepted, RecoverBody, RetryAccepted } from '../schemas/monitoring.js';
 
 const security = [{ bearerAuth: [] }];
@@ -42,8 +42,7 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const id = request.params.delivery_id;
-      const accepted = isRecordId(id) ? await retryMonitoringDelivery(deps, request.principal.companyId, id) : null;
+      const accepted = await retryMonitoringDelivery(deps, request.principal.companyId, request.params.delivery_id);
       if (!accepted) throw notFound('monitoring delivery');
       return reply.code(202).send(ok({ delivery_id: accepted.deliveryId, queued: accepted.queued }));
     },
@@ -66,10 +65,9 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const id = request.params.subscription_id;
-      const accepted = isRecordId(id)
-        ? await recoverMonitoringDeliveries(deps, request.principal.companyId, id, new Date(request.body.since))
-        : null;
+      const { companyId } = request.principal;
+      const since = new Date(request.body.since);
+      const accepted = await recoverMonitoringDeliveries(deps, companyId, request.params.subscription_id, since);
       if (!accepted) throw notFound('monitoring subscription');
       return reply.code(202).send(
         ok({

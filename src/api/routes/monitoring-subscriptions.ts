@@ -9,47 +9,26 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import type { CpuPool } from '../../cpu-pool/pool.js';
-import { loadGeofenceIds, loadGeofenceTexts } from '../../db/geofences.js';
-import { loadLastServices, ruleSignals } from '../../db/health.js';
 import {
   countMonitoringDeliveries,
   listMonitoringDeliveries,
   loadEndpointHealth,
-  type MonitoringDeliveryRecord,
 } from '../../db/monitoring-deliveries.js';
-import {
-  loadDryRunVehicle,
-  readingPagesBetween,
-  vehicleEventPagesBetween,
-  type JsonPage,
-} from '../../db/monitoring-history.js';
-import {
-  countMonitoringSubscriptions,
-  deleteMonitoringSubscription,
-  findMonitoringSubscription,
-  insertMonitoringSubscription,
-  listMonitoringSubscriptions,
-  type MonitoringSubscriptionRecord,
-} from '../../db/monitoring-subscriptions.js';
+import { countMonitoringSubscriptions, listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
 import type { Pool } from '../../db/pool.js';
-import { findActiveVehicle } from '../../db/vehicles.js';
-import { msPerDay } from '../../domain/units.js';
-import { invalidRequest, notFound, type FieldError } from '../../errors.js';
-import { effectiveHealthConfig } from '../../domain/health-config.js';
-import { monitoringSignals } from '../../monitoring/engine.js';
+import { dryRunMaxDays, dryRunMonitoringSubscription } from '../../dry-run/monitoring-dry-run.js';
+import { canonicalKind } from '../../domain/monitoring-kinds.js';
 import {
-  canonicalKind,
-  monitoringOptions,
-  monitoringTiers,
-  tierKinds,
-  type MonitoringKind,
-  type MonitoringTier,
-  type StoredMonitoringOptions,
-} from '../../domain/monitoring-kinds.js';
-import { encryptSecret, newSecret } from '../../security/secrets.js';
-import { targetUrlProblem } from '../../http/ssrf.js';
-import { createWithinCap, type CompanyCap } from '../company-caps.js';
-import { Envelope, ErrorEnvelope, PathId, authErrorResponses, isRecordId, ok } from '../schemas/common.js';
+  removeMonitoringSubscription,
+  requireMonitoringSubscription,
+  subscribeToMonitoring,
+} from '../../monitoring/subscription-actions.js';
+import {
+  presentEndpointHealth,
+  presentMonitoringDelivery,
+  presentMonitoringSubscription,
+} from '../../presenters/monitoring.js';
+import { Envelope, ErrorEnvelope, PathId, authErrorResponses, ok } from '../../web/schemas.js';
 import {
   CreatedMonitoringSubscription,
   DeliveryListQuery,
@@ -65,103 +44,7 @@ import {
 const security = [{ bearerAuth: [] }];
 const tags = ['Monitoring'];
 
-/** How far back a dry run may replay: the longest retention but premium's, and a bounded replay. */
-const dryRunMaxDays = 90;
-/**
- * Rows per statement when a dry run reads its window: a page of 5,000 location fixes is one JSON
- * text of about 0.8 MB, received in a few ms; the window's 100,000 fixes are 20 such statements.
- */
-const dryRunPageRows = 5000;
-
 const SubscriptionParams = Type.Object({ subscription_id: PathId });
-
-/** The options as stored and answered: snake_case, every default filled in. */
-function answeredOptions(stored: StoredMonitoringOptions): Required<StoredMonitoringOptions> {
-  const options = monitoringOptions(stored);
-  return {
-    speed_limit_kph: options.speedLimitKph,
-    idle_minutes: options.idleMinutes,
-    mileage_threshold_miles: options.mileageThresholdMiles,
-    fuel_level_percent: options.fuelLevelPercent,
-    geofence_ids: options.geofenceIds,
-  };
-}
-
-function present(s: MonitoringSubscriptionRecord) {
-  return {
-    id: s.id,
-    vehicle_id: s.vehicleId,
-    webhook_url: s.webhookUrl,
-    events: s.events,
-    tier: s.tier,
-    options: answeredOptions(s.options),
-    status: s.deletedAt ? ('deleted' as const) : ('active' as const),
-    created_at: s.createdAt.toISOString(),
-  };
-}
-
-function presentDelivery(d: MonitoringDeliveryRecord) {
-  return {
-    id: d.id,
-    event_id: d.eventId,
-    event: d.event,
-    status: d.status,
-    attempts: d.attempts.map((a) => ({
-      at: a.at.toISOString(),
-      status_code: a.statusCode,
-      error: a.error,
-      duration_ms: a.durationMs,
-      trigger: a.trigger,
-    })),
-    attempt_count: d.attemptCount,
-    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
-    created_at: d.createdAt.toISOString(),
-  };
-}
-
-/**
- * The canonical kinds of a request (aliases resolved, duplicates dropped, request order kept),
- * and an error for each that the tier does not cover, naming the tier that does.
- */
-function subscribedKinds(
-  requested: readonly string[],
-  tier: MonitoringTier,
-): { kinds: MonitoringKind[]; errors: FieldError[] } {
-  const kinds: MonitoringKind[] = [];
-  const errors: FieldError[] = [];
-  requested.forEach((name, index) => {
-    const kind = canonicalKind(name);
-    if (!kind) {
-      errors.push({ field: `events.${index}`, message: `"${name}" is not a monitoring event kind` });
-      return;
-    }
-    if (!tierKinds[tier].includes(kind)) {
-      const covering = monitoringTiers.find((t) => tierKinds[t].includes(kind))!;
-      const named = kind === name ? name : `${name} (${kind})`;
-      errors.push({
-        field: `events.${index}`,
-        message: `${named} is not covered by the ${tier} tier; the ${covering} tier covers it`,
-      });
-      return;
-    }
-    if (!kinds.includes(kind)) kinds.push(kind);
-  });
-  return { kinds, errors };
-}
-
-/** Pages of a dry run's window as their JSON texts; past `max` rows in all, `refuse()` is thrown. */
-async function* boundedPages<Key>(
-  pages: AsyncIterable<JsonPage<Key>>,
-  max: number,
-  refuse: () => Error,
-): AsyncGenerator<string> {
-  let rows = 0;
-  for await (const page of pages) {
-    rows += page.rows;
-    if (rows > max) throw refuse();
-    yield page.json;
-  }
-}
 
 /** The success envelope around `data` serialized elsewhere (a CPU-pool thread): what Fastify sends for `ok(data)`. */
 function okJson(data: Buffer): Buffer {
@@ -175,18 +58,8 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
   cpuPool: CpuPool;
   now: () => Date;
 }> = async (app, deps) => {
-  const cap: CompanyCap = {
-    resource: 'monitoring subscriptions',
-    limit: deps.config.monitoringSubscriptionsPerCompany,
-    count: (q, companyId) => countMonitoringSubscriptions(q, companyId, { deleted: false, vehicleId: null }),
-  };
-  const historySignals = [...new Set([...ruleSignals, ...monitoringSignals])];
-
-  async function requireSubscription(companyId: string, id: string): Promise<MonitoringSubscriptionRecord> {
-    const subscription = isRecordId(id) ? await findMonitoringSubscription(deps.pool, companyId, id) : null;
-    if (!subscription) throw notFound('monitoring subscription');
-    return subscription;
-  }
+  const requireSubscription = (companyId: string, id: string) =>
+    requireMonitoringSubscription(deps.pool, companyId, id);
 
   app.post(
     '/runs/subscribe',
@@ -210,40 +83,16 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { body } = request;
-      const { companyId } = request.principal;
-      const tier = body.tier ?? 'standard';
-      const { kinds, errors } = subscribedKinds(body.events, tier);
-      const urlProblem = targetUrlProblem(body.webhook_url, deps.config.webhookAllowNets);
-      if (urlProblem) errors.push({ field: 'webhook_url', message: urlProblem });
-      const geofenceIds = body.options?.geofence_ids ?? null;
-      if (geofenceIds && geofenceIds.length > 0) {
-        // Another company's geofence is as unknown as a made-up id: a field error, revealing nothing.
-        const own = new Set(await loadGeofenceIds(deps.pool, companyId, geofenceIds));
-        geofenceIds.forEach((id, index) => {
-          if (!own.has(id.toLowerCase())) {
-            errors.push({ field: `options.geofence_ids.${index}`, message: 'is not one of your geofences' });
-          }
-        });
-      }
-      if (errors.length > 0) throw invalidRequest(errors);
-      if (!(await findActiveVehicle(deps.pool, companyId, body.vehicle_id))) throw notFound('vehicle');
-
-      const secret = newSecret('whsec_');
-      const subscription = await createWithinCap(deps.pool, cap, companyId, (tx) =>
-        insertMonitoringSubscription(tx, {
-          companyId,
-          vehicleId: body.vehicle_id,
-          webhookUrl: body.webhook_url,
-          events: kinds,
-          tier,
-          options: answeredOptions({
-            ...body.options,
-            ...(geofenceIds ? { geofence_ids: geofenceIds.map((id) => id.toLowerCase()) } : {}),
-          }),
-          secretCiphertext: encryptSecret(deps.config.secretsKey, secret),
-        }),
-      );
-      return reply.code(201).send(ok({ ...present(subscription), signing_secret: secret }));
+      const { subscription, signingSecret } = await subscribeToMonitoring(deps, request.principal.companyId, {
+        vehicleId: body.vehicle_id,
+        webhookUrl: body.webhook_url,
+        events: body.events,
+        tier: body.tier ?? 'standard',
+        options: body.options,
+      });
+      return reply
+        .code(201)
+        .send(ok({ ...presentMonitoringSubscription(subscription), signing_secret: signingSecret }));
     },
   );
 
@@ -266,7 +115,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         listMonitoringSubscriptions(deps.pool, companyId, filter, query.limit, query.offset),
         countMonitoringSubscriptions(deps.pool, companyId, filter),
       ]);
-      return ok(subscriptions.map(present), { limit: query.limit, offset: query.offset, total });
+      return ok(subscriptions.map(presentMonitoringSubscription), { limit: query.limit, offset: query.offset, total });
     },
   );
 
@@ -284,18 +133,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const subscription = await requireSubscription(request.principal.companyId, request.params.subscription_id);
       const health = await loadEndpointHealth(deps.pool, subscription.id, deps.now());
-      return ok({
-        ...present(subscription),
-        endpoint_health: {
-          success_rate: health.attempts > 0 ? health.successes / health.attempts : null,
-          attempts: health.attempts,
-          last_success_at: health.lastSuccessAt?.toISOString() ?? null,
-          last_failure_at: health.lastFailure?.at.toISOString() ?? null,
-          last_failure: health.lastFailure
-            ? { status_code: health.lastFailure.statusCode, error: health.lastFailure.error }
-            : null,
-        },
-      });
+      return ok({ ...presentMonitoringSubscription(subscription), endpoint_health: presentEndpointHealth(health) });
     },
   );
 
@@ -313,12 +151,12 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const id = request.params.subscription_id;
-      const deleted = isRecordId(id)
-        ? await deleteMonitoringSubscription(deps.pool, request.principal.companyId, id)
-        : null;
-      if (!deleted) throw notFound('monitoring subscription');
-      return ok(present(deleted));
+      const { companyId } = request.principal;
+      return ok(
+        presentMonitoringSubscription(
+          await removeMonitoringSubscription(deps.pool, companyId, request.params.subscription_id),
+        ),
+      );
     },
   );
 
@@ -352,7 +190,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         listMonitoringDeliveries(deps.pool, companyId, subscription.id, filter, query.limit, query.offset),
         countMonitoringDeliveries(deps.pool, companyId, subscription.id, filter),
       ]);
-      return ok(deliveries.map(presentDelivery), { limit: query.limit, offset: query.offset, total });
+      return ok(deliveries.map(presentMonitoringDelivery), { limit: query.limit, offset: query.offset, total });
     },
   );
 
@@ -382,63 +220,11 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const { companyId } = request.principal;
-      const subscription = await requireSubscription(companyId, request.params.subscription_id);
-      const since = new Date(request.body.since);
-      const until = deps.now();
-      if (since.getTime() > until.getTime()) throw invalidRequest([{ field: 'since', message: 'is in the future' }]);
-      if (until.getTime() - since.getTime() > dryRunMaxDays * msPerDay) {
-        throw invalidRequest([{ field: 'since', message: `must be at most ${dryRunMaxDays} days ago` }]);
-      }
-      const vehicle = await loadDryRunVehicle(deps.pool, companyId, subscription.vehicleId);
-      if (!vehicle) throw notFound('monitoring subscription');
-      const max = deps.config.monitoringDryRunMaxReadings;
-      const bounded = <Key>(pages: AsyncIterable<JsonPage<Key>>, what: string) =>
-        boundedPages(pages, max, () =>
-          invalidRequest([
-            { field: 'since', message: `the vehicle has more than ${max} ${what} since then; choose a later since` },
-          ]),
-        );
-      const options = monitoringOptions(subscription.options);
-      const services = await loadLastServices(deps.pool, [subscription.vehicleId]);
-      const fenceIds = await loadGeofenceIds(deps.pool, companyId, options.geofenceIds);
-      const fences = await deps.cpuPool.sharedFences(fenceIds, (ids) => loadGeofenceTexts(deps.pool, companyId, ids));
-      // The window goes to a CPU-pool thread page by page as it is read (the readings, then the
-      // provider events: a window over the bound is refused before the events are read); the replay
-      // and the answer's JSON are made there, within the pool's budgets (422 past them).
-      const data = await deps.cpuPool.dryRun(
-        {
-          vehicle: {
-            telematicsProvider: vehicle.telematicsProvider,
-            createdAt: vehicle.createdAt,
-            lastServices: services.get(subscription.vehicleId) ?? {},
-          },
-          healthConfig: effectiveHealthConfig(vehicle.companyConfig, vehicle.vehicleConfig),
-          kinds: subscription.events,
-          options,
-          now: until,
-        },
-        { subscriptionId: subscription.id, vehicleId: subscription.vehicleId, since },
-        fences,
-        {
-          readings: bounded(
-            readingPagesBetween(
-              deps.pool,
-              subscription.vehicleId,
-              historySignals,
-              since,
-              until,
-              max + 1,
-              dryRunPageRows,
-            ),
-            'readings',
-          ),
-          events: bounded(
-            vehicleEventPagesBetween(deps.pool, subscription.vehicleId, since, until, max + 1, dryRunPageRows),
-            'provider events',
-          ),
-        },
-        companyId,
+      const data = await dryRunMonitoringSubscription(
+        deps,
+        request.principal.companyId,
+        request.params.subscription_id,
+        new Date(request.body.since),
       );
       // A Buffer is sent as it is: the JSON was made on the thread, in the response schema's shape.
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(okJson(data));

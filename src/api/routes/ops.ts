@@ -10,8 +10,8 @@ import type { Pool } from '../../db/pool.js';
 import { pendingMigrations } from '../../db/migrate.js';
 import type { Metrics } from '../../metrics.js';
 import { fixedTokenAuthentication } from '../auth.js';
-import { Envelope, ErrorEnvelope, meta, ok } from '../schemas/common.js';
-import { errorEnvelope } from '../error-handler.js';
+import { Envelope, ErrorEnvelope, meta, ok } from '../../web/schemas.js';
+import { errorEnvelope } from '../../web/error-handler.js';
 
 export interface OpsDeps {
   pool: Pool;

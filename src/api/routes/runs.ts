@@ -6,16 +6,8 @@ import { countRuns, findRun, listRuns } from '../../db/runs.js';
 import { schedulingStatusFilter, type RunRecord, type SchedulingState } from '../../domain/run.js';
 import { invalidRequest, notFound } from '../../errors.js';
 import { presentRun } from '../../presenters/run.js';
-import {
-  Envelope,
-  ErrorEnvelope,
-  PageQuery,
-  PathId,
-  StringEnum,
-  authErrorResponses,
-  isRecordId,
-  ok,
-} from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, PageQuery, PathId, StringEnum, authErrorResponses, ok } from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import { Run, RunStatusSchema, SchedulingStateSchema } from '../schemas/run.js';
 
 const security = [{ bearerAuth: [] }];

@@ -8,7 +8,7 @@ import type { Pool } from '../../db/pool.js';
 import { invalidRequest } from '../../errors.js';
 import { monthOf } from '../../usage/months.js';
 import { loadUsageReport } from '../../usage/usage-report.js';
-import { Envelope, ErrorEnvelope, authErrorResponses, ok } from '../schemas/common.js';
+import { Envelope, ErrorEnvelope, authErrorResponses, ok } from '../../web/schemas.js';
 import { Usage, UsageQuery } from '../schemas/usage.js';
 
 export const usageRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Date }> = async (app, deps) => {

@@ -17,7 +17,7 @@ import {
 } from '../../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { updateVehicleByIntegrator, type VehicleUpdate } from '../../vehicles/vehicle-update.js';
-import { presentVehicle } from '../presenters/vehicle.js';
+import { presentVehicle } from '../../presenters/vehicle.js';
 import {
   Envelope,
   ErrorEnvelope,
@@ -25,11 +25,11 @@ import {
   PageQuery,
   PathId,
   authErrorResponses,
-  isRecordId,
   meta,
   ok,
   type Page,
-} from '../schemas/common.js';
+} from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 import { presentedVehicles, VehicleJsonCache } from '../vehicle-json-cache.js';
 import { Vehicle, VehicleUpdateRequest } from '../schemas/vehicle.js';
 import { enqueueAfterCommit } from '../../queue/after-commit.js';

@@ -7,18 +7,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import type { Pool } from '../../db/pool.js';
 import { attemptsListed } from '../../db/monitoring-deliveries.js';
-import {
-  countDeliveries,
-  deleteSubscription,
-  findSubscription,
-  listDeliveries,
-  listSubscriptions,
-  type SubscriptionRecord,
-} from '../../db/webhooks.js';
+import { countDeliveries, deleteSubscription, listDeliveries, listSubscriptions } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
 import { notFound, rateLimited } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
-import { createWebhookSubscription, sendWebhookTest } from '../webhook-subscription-actions.js';
+import {
+  createWebhookSubscription,
+  requireWebhookSubscription,
+  sendWebhookTest,
+} from '../../webhooks/subscription-actions.js';
+import { presentWebhookDelivery, presentWebhookSubscription } from '../../presenters/webhook-subscription.js';
 import {
   Envelope,
   ErrorEnvelope,
@@ -29,9 +27,9 @@ import {
   Text,
   Timestamp,
   authErrorResponses,
-  isRecordId,
   ok,
-} from '../schemas/common.js';
+} from '../../web/schemas.js';
+import { isRecordId } from '../../domain/ids.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -82,10 +80,6 @@ const Delivery = Type.Object({
 
 const SubscriptionParams = Type.Object({ subscription_id: PathId });
 
-function present(s: SubscriptionRecord) {
-  return { id: s.id, url: s.url, events: s.events, created_at: s.createdAt.toISOString() };
-}
-
 const createErrors = { 400: ErrorEnvelope, 409: ErrorEnvelope, ...authErrorResponses };
 
 export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
@@ -101,11 +95,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     keyGenerator: (request) => `send-test:${request.principal.companyId}`,
   });
 
-  async function requireSubscription(companyId: string, id: string): Promise<SubscriptionRecord> {
-    const subscription = isRecordId(id) ? await findSubscription(deps.pool, companyId, id) : null;
-    if (!subscription) throw notFound('webhook subscription');
-    return subscription;
-  }
+  const requireSubscription = (companyId: string, id: string) => requireWebhookSubscription(deps.pool, companyId, id);
 
   app.post(
     '/webhook-subscriptions',
@@ -127,7 +117,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         body.url,
         body.events,
       );
-      return reply.code(201).send(ok({ ...present(subscription), signing_secret: signingSecret }));
+      return reply.code(201).send(ok({ ...presentWebhookSubscription(subscription), signing_secret: signingSecret }));
     },
   );
 
@@ -141,7 +131,8 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(Type.Array(Subscription)), ...authErrorResponses },
       },
     },
-    async (request) => ok((await listSubscriptions(deps.pool, request.principal.companyId)).map(present)),
+    async (request) =>
+      ok((await listSubscriptions(deps.pool, request.principal.companyId)).map(presentWebhookSubscription)),
   );
 
   app.get(
@@ -156,7 +147,11 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      ok(present(await requireSubscription(request.principal.companyId, request.params.subscription_id))),
+      ok(
+        presentWebhookSubscription(
+          await requireSubscription(request.principal.companyId, request.params.subscription_id),
+        ),
+      ),
   );
 
   app.delete(
@@ -174,7 +169,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const id = request.params.subscription_id;
       const deleted = isRecordId(id) ? await deleteSubscription(deps.pool, request.principal.companyId, id) : null;
       if (!deleted) throw notFound('webhook subscription');
-      return ok(present(deleted));
+      return ok(presentWebhookSubscription(deleted));
     },
   );
 
@@ -231,17 +226,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         listDeliveries(deps.pool, companyId, subscription.id, limit, offset),
         countDeliveries(deps.pool, companyId, subscription.id),
       ]);
-      const data = deliveries.map((d) => ({
-        id: d.id,
-        event_id: d.eventId,
-        event: d.event,
-        status: d.status,
-        created_at: d.createdAt.toISOString(),
-        completed_at: d.completedAt?.toISOString() ?? null,
-        attempts: d.attempts.map((a) => ({ ...a, started_at: new Date(a.started_at).toISOString() })),
-        attempt_count: d.attemptCount,
-      }));
-      return ok(data, { limit, offset, total });
+      return ok(deliveries.map(presentWebhookDelivery), { limit, offset, total });
     },
   );
 };

@@ -11,7 +11,7 @@ import {
   Uuid,
   maxItems,
   maxLength,
-} from './common.js';
+} from '../../web/schemas.js';
 import { Run } from './run.js';
 import { Vehicle } from './vehicle.js';
 

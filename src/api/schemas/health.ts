@@ -1,6 +1,6 @@
 /** Schemas of the health configuration overrides (src/domain/health-config.ts), all fields optional. */
 import Type from 'typebox';
-import { StringEnum, maxItems, maxLength } from './common.js';
+import { StringEnum, maxItems, maxLength } from '../../web/schemas.js';
 
 const number = (minimum: number, maximum: number) => Type.Optional(Type.Number({ minimum, maximum }));
 const section = (fields: Record<string, ReturnType<typeof number>>) =>

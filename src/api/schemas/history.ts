@@ -4,7 +4,7 @@
  */
 import Type from 'typebox';
 import { reportTiers } from '../../history/types.js';
-import { Nullable, NullableString, StringEnum, Text, Timestamp } from './common.js';
+import { Nullable, NullableString, StringEnum, Text, Timestamp } from '../../web/schemas.js';
 
 export const reportFormats = ['json', 'pdf'] as const;
 

@@ -16,7 +16,7 @@ import {
   Timestamp,
   Uuid,
   maxItems,
-} from './common.js';
+} from '../../web/schemas.js';
 
 const severities = ['info', 'low', 'medium', 'high', 'critical'] as const;
 

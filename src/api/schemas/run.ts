@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { runStatuses, schedulingStates } from '../../domain/run.js';
-import { Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp } from './common.js';
+import { Nullable, NullableString, NullableTimestamp, StringEnum, Timestamp } from '../../web/schemas.js';
 
 export const RunStatusSchema = StringEnum(runStatuses);
 export const SchedulingStateSchema = StringEnum(schedulingStates);

@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import { products } from '../../usage/pricing.js';
 import { monthPattern } from '../../usage/months.js';
-import { Nullable, StringEnum } from './common.js';
+import { Nullable, StringEnum } from '../../web/schemas.js';
 
 export const UsageQuery = Type.Object(
   {

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Nullable, NullableString, NullableTimestamp, OptionalText, StringEnum, Timestamp } from './common.js';
+import { Nullable, NullableString, NullableTimestamp, OptionalText, StringEnum, Timestamp } from '../../web/schemas.js';
 
 export const VehicleAlert = Type.Object({
   severity: StringEnum(['info', 'low', 'medium', 'high', 'critical']),

@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import { addressSources, verificationLevels } from '../../verification/verify.js';
 import { confidences } from '../../verification/confidence.js';
-import { Nullable, NullableString, NullableTimestamp, StringEnum, Text, Timestamp } from './common.js';
+import { Nullable, NullableString, NullableTimestamp, StringEnum, Text, Timestamp } from '../../web/schemas.js';
 import { VehicleAlert } from './vehicle.js';
 
 export const VerificationRequest = Type.Object(

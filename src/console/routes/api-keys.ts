@@ -2,13 +2,12 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { createApiKey } from '../../api/api-key-actions.js';
-import { broadcastRevocation } from '../../api/api-key-cache.js';
-import { isRecordId } from '../../api/schemas/common.js';
+import { announceRevocation, createApiKey } from '../../api-keys/api-key-actions.js';
+import { isRecordId } from '../../domain/ids.js';
 import { findActiveCompanyApiKey, listApiKeys, revokeCompanyApiKey, type ApiKeyRecord } from '../../db/api-keys.js';
 import { AppError, notFound } from '../../errors.js';
 import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
-import type { ConsoleDeps } from '../plugin.js';
+import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { apiKeysPage, revokeConfirmPage, type ApiKeysView } from '../views/api-keys.js';
 import { Form, IdParams } from './forms.js';
@@ -78,9 +77,7 @@ export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, d
       const { id } = request.params;
       const key = isRecordId(id) ? await revokeCompanyApiKey(deps.pool, request.consoleSession.companyId, id) : null;
       if (!key) throw notFound('API key');
-      // As the operator API does: this process forgets it now, the others when the broadcast reaches them.
-      deps.keyCache.evict(key.id);
-      await broadcastRevocation(deps.redis, deps.keyCache.channel, key.id).catch((err: unknown) =>
+      await announceRevocation(deps, key.id).catch((err: unknown) =>
         request.log.warn(
           { err },
           'key revoked but the revocation broadcast failed; other processes drop it within 30 s',

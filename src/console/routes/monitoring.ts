@@ -2,19 +2,20 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { StringEnum, isRecordId } from '../../api/schemas/common.js';
+import { StringEnum } from '../../web/schemas.js';
 import {
   listMonitoringDeliveries,
   loadEndpointHealth,
   monitoringDeliveryStatuses,
   type MonitoringDeliveryStatus,
 } from '../../db/monitoring-deliveries.js';
-import { findMonitoringSubscription, listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
+import { listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
 import { listVehicleLabels } from '../../db/vehicles.js';
 import { AppError, notFound } from '../../errors.js';
 import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
+import { requireMonitoringSubscription } from '../../monitoring/subscription-actions.js';
 import { asRefusal, redirectRefused, takeFlash } from '../flash.js';
-import type { ConsoleDeps } from '../plugin.js';
+import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
 import { Form, IdParams } from './forms.js';
@@ -92,8 +93,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
     async (request, reply) => {
       const { companyId, csrfToken } = request.consoleSession;
       const { id } = request.params;
-      const subscription = isRecordId(id) ? await findMonitoringSubscription(deps.pool, companyId, id) : null;
-      if (!subscription) throw notFound('monitoring subscription');
+      const subscription = await requireMonitoringSubscription(deps.pool, companyId, id);
       const status = statusFilter(request.query.status);
       const deliveries = await deliveriesOf(companyId, subscription.id, status);
       return reply.type('text/html; charset=utf-8').send(monitoringDeliveries(csrfToken, deliveries, status).text);
@@ -107,11 +107,11 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
     { schema: { hide: true, params: IdParams, body: RetryForm } },
     async (request, reply) => {
       const { id } = request.params;
-      const accepted = isRecordId(id)
-        ? await retryMonitoringDelivery({ ...deps, log: request.log }, request.consoleSession.companyId, id).catch(
-            asRefusal,
-          )
-        : null;
+      const accepted = await retryMonitoringDelivery(
+        { ...deps, log: request.log },
+        request.consoleSession.companyId,
+        id,
+      ).catch(asRefusal);
       if (accepted instanceof AppError) {
         const error = `Not retried: ${accepted.message}.`;
         return redirectRefused(deps, request, reply, 'monitoring', { error, draft: null });

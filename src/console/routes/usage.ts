@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { monthOf, monthPattern } from '../../usage/months.js';
 import { loadUsageReport } from '../../usage/usage-report.js';
-import type { ConsoleDeps } from '../plugin.js';
+import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { usagePage } from '../views/usage.js';
 

@@ -1,7 +1,7 @@
 /** Vehicles: the company's active vehicles with health, link state and last reading; one vehicle's signals and alerts. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { presentVehicle } from '../../api/presenters/vehicle.js';
-import { isRecordId } from '../../api/schemas/common.js';
+import { presentVehicle } from '../../presenters/vehicle.js';
+import { isRecordId } from '../../domain/ids.js';
 import type { Pool } from '../../db/pool.js';
 import { findActiveVehicle, listActiveVehicles } from '../../db/vehicles.js';
 import { notFound } from '../../errors.js';

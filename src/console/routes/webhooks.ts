@@ -3,13 +3,16 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { isRecordId } from '../../api/schemas/common.js';
-import { createWebhookSubscription, sendWebhookTest } from '../../api/webhook-subscription-actions.js';
-import { findSubscription, listDeliveries, listSubscriptions, type SubscriptionRecord } from '../../db/webhooks.js';
+import {
+  createWebhookSubscription,
+  requireWebhookSubscription,
+  sendWebhookTest,
+} from '../../webhooks/subscription-actions.js';
+import { listDeliveries, listSubscriptions } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
-import { AppError, notFound } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
-import type { ConsoleDeps } from '../plugin.js';
+import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { webhookDeliveries, webhooksPage, type WebhooksView } from '../views/webhooks.js';
 import { Checkboxes, Form, IdParams } from './forms.js';
@@ -37,11 +40,8 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
     keyGenerator: (request) => `send-test:${request.consoleSession.companyId}`,
   });
 
-  async function requireSubscription(request: FastifyRequest, id: string): Promise<SubscriptionRecord> {
-    const found = isRecordId(id) ? await findSubscription(deps.pool, request.consoleSession.companyId, id) : null;
-    if (!found) throw notFound('webhook subscription');
-    return found;
-  }
+  const requireSubscription = (request: FastifyRequest, id: string) =>
+    requireWebhookSubscription(deps.pool, request.consoleSession.companyId, id);
 
   async function render(request: FastifyRequest, view: Omit<WebhooksView, 'subscriptions' | 'kinds'>) {
     const { companyId } = request.consoleSession;

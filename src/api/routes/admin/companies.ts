@@ -7,11 +7,13 @@ import type { Pool } from '../../../db/pool.js';
 import { listApiKeys, revokeApiKey } from '../../../db/api-keys.js';
 import { insertCompany, listCompanies, updateCompany } from '../../../db/companies.js';
 import { AppError, notFound } from '../../../errors.js';
-import { createApiKey } from '../../api-key-actions.js';
-import { broadcastRevocation, type ApiKeyCache } from '../../api-key-cache.js';
-import { presentApiKey, presentCompany } from '../../presenters/admin.js';
+import { announceRevocation, createApiKey } from '../../../api-keys/api-key-actions.js';
+import type { ApiKeyCache } from '../../../api-keys/api-key-cache.js';
+import { presentApiKey } from '../../../presenters/api-key.js';
+import { presentCompany } from '../../../presenters/company.js';
 import { ApiKey, ApiKeyCreate, Company, CompanyCreate, CreatedApiKey, ExternalIds } from '../../schemas/admin.js';
-import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, Text, isRecordId, ok } from '../../schemas/common.js';
+import { Envelope, ErrorEnvelope, PageOnlyQuery, PathId, Text, ok } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 
 const CompanyPatch = Type.Object(
@@ -173,9 +175,8 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
       const keyId = request.params.key_id;
       const record = isRecordId(keyId) ? await revokeApiKey(deps.pool, keyId) : null;
       if (!record) throw notFound('API key');
-      deps.keyCache.evict(record.id);
       try {
-        await broadcastRevocation(deps.redis, deps.keyCache.channel, record.id);
+        await announceRevocation(deps, record.id);
       } catch {
         // Revoking again is harmless (revoked_at keeps its first value) and broadcasts again.
         throw new AppError(

@@ -3,16 +3,17 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Pool } from '../../../db/pool.js';
 import { findCompanyHealthConfig, setCompanyHealthConfig } from '../../../db/companies.js';
-import { insertServiceEntry, listServiceEntries, type ServiceEntryRecord } from '../../../db/service-entries.js';
+import { insertServiceEntry, listServiceEntries } from '../../../db/service-entries.js';
 import { findVehicleCompanyId, setVehicleHealthConfig } from '../../../db/vehicles.js';
-import { milesToKm, kmToMiles, round2 } from '../../../domain/units.js';
+import { milesToKm } from '../../../domain/units.js';
 import { effectiveHealthConfig, type DeepPartial, type HealthConfig } from '../../../domain/health-config.js';
 import { enqueueHealthEvaluations } from '../../../queue/enqueue-health.js';
 import type { Queues } from '../../../queue/queues.js';
 import { HealthConfigOverrides, HealthConfigView, MaintenanceType } from '../../schemas/health.js';
-import { Envelope, Nullable, NullableString, OptionalText, PathId, Timestamp, ok } from '../../schemas/common.js';
+import { Envelope, Nullable, NullableString, OptionalText, PathId, Timestamp, ok } from '../../../web/schemas.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 import { enqueueAfterCommit } from '../../../queue/after-commit.js';
+import { presentServiceEntry } from '../../../presenters/service-entry.js';
 
 type Overrides = DeepPartial<HealthConfig>;
 
@@ -37,18 +38,6 @@ const ServiceEntry = Type.Object({
   notes: NullableString,
   created_at: Timestamp,
 });
-
-function presentEntry(entry: ServiceEntryRecord) {
-  return {
-    id: entry.id,
-    vehicle_id: entry.vehicleId,
-    type: entry.type,
-    performed_at: entry.performedAt.toISOString(),
-    odometer_miles: entry.odometerKm === null ? null : round2(kmToMiles(entry.odometerKm)),
-    notes: entry.notes,
-    created_at: entry.createdAt.toISOString(),
-  };
-}
 
 export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Queues }> = async (app, deps) => {
   const reevaluate = (vehicleId: string) =>
@@ -140,7 +129,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
         notes: body.notes ?? null,
       });
       await reevaluate(vehicleId);
-      return reply.code(201).send(ok(presentEntry(entry)));
+      return reply.code(201).send(ok(presentServiceEntry(entry)));
     },
   );
 
@@ -158,7 +147,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     async (request) => {
       const vehicleId = request.params.vehicle_id;
       await requireOwner(deps.pool, vehicleId, 'vehicle', findVehicleCompanyId);
-      return ok((await listServiceEntries(deps.pool, vehicleId)).map(presentEntry));
+      return ok((await listServiceEntries(deps.pool, vehicleId)).map(presentServiceEntry));
     },
   );
 };

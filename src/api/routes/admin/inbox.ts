@@ -7,17 +7,12 @@ import Type from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { providerIds } from '../../../../providers/types.js';
-import {
-  countParkedInboxRows,
-  findInboxRow,
-  listParkedInboxRows,
-  type InboxRowDetail,
-  type ParkedInboxRow,
-} from '../../../db/inbox.js';
+import { countParkedInboxRows, findInboxRow, listParkedInboxRows } from '../../../db/inbox.js';
 import type { Pool } from '../../../db/pool.js';
 import { notFound } from '../../../errors.js';
-import { Envelope, Nullable, NullableString, PathId, StringEnum, Timestamp, meta } from '../../schemas/common.js';
+import { Envelope, Nullable, NullableString, PathId, StringEnum, Timestamp, meta } from '../../../web/schemas.js';
 import { adminErrors, adminSecurity } from './shared.js';
+import { presentInboxRow, presentParkedInboxRow } from '../../../presenters/inbox.js';
 
 /** How much of a payload the detail shows, in characters: enough to see its shape. */
 const payloadPreviewChars = 4096;
@@ -66,41 +61,6 @@ const InboxRowView = Type.Object({
   payload_preview: Type.String({ description: `The first ${payloadPreviewChars} characters of the raw payload.` }),
 });
 
-function presentParked(row: ParkedInboxRow) {
-  return {
-    inbox_id: row.id,
-    company_id: row.companyId,
-    connection_id: row.connectionId,
-    provider: row.provider,
-    received_at: row.receivedAt.toISOString(),
-    parked_at: row.parkedAt.toISOString(),
-    failed_attempts: row.failedAttempts,
-    error: row.error,
-    payload_bytes: row.payloadBytes,
-  };
-}
-
-function presentRow(row: InboxRowDetail) {
-  return {
-    inbox_id: row.id,
-    company_id: row.companyId,
-    connection_id: row.connectionId,
-    provider: row.provider,
-    state: row.parkedAt ? ('parked' as const) : row.processedAt ? ('processed' as const) : ('pending' as const),
-    content_type: row.contentType,
-    received_at: row.receivedAt.toISOString(),
-    processed_at: row.processedAt?.toISOString() ?? null,
-    parked_at: row.parkedAt?.toISOString() ?? null,
-    failed_attempts: row.failedAttempts,
-    error: row.error,
-    samples_count: row.samplesCount,
-    skipped_count: row.skippedCount,
-    unmapped_count: row.unmappedCount,
-    payload_bytes: row.payloadBytes,
-    payload_preview: row.payloadPreview,
-  };
-}
-
 export async function inboxAdminRoutes(fastify: FastifyInstance, deps: { pool: Pool }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -126,7 +86,7 @@ export async function inboxAdminRoutes(fastify: FastifyInstance, deps: { pool: P
         listParkedInboxRows(deps.pool, filter, { limit, offset }),
         countParkedInboxRows(deps.pool, filter),
       ]);
-      return { success: true, data: rows.map(presentParked), meta: meta({ limit, offset, total }) };
+      return { success: true, data: rows.map(presentParkedInboxRow), meta: meta({ limit, offset, total }) };
     },
   );
 
@@ -145,7 +105,7 @@ export async function inboxAdminRoutes(fastify: FastifyInstance, deps: { pool: P
       const id = request.params.inbox_id;
       const row = inboxIdPattern.test(id) ? await findInboxRow(deps.pool, Number(id), payloadPreviewChars) : null;
       if (!row) throw notFound('inbox row');
-      return { success: true, data: presentRow(row), meta: meta(null) };
+      return { success: true, data: presentInboxRow(row), meta: meta(null) };
     },
   );
 }

@@ -18,7 +18,9 @@ import type { ConnectionCache } from '../../../ingest/connection-cache.js';
 import { ingestUrl, prepareConnectionConfig, pullsFeed } from '../../../ingest/connection-config.js';
 import type { Queues } from '../../../queue/queues.js';
 import { decryptJson, encryptJson } from '../../../security/secrets.js';
-import { Envelope, Nullable, PathId, StringEnum, Timestamp, isRecordId, ok } from '../../schemas/common.js';
+import { Envelope, Nullable, PathId, StringEnum, Timestamp, ok } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
+import { presentProviderConnection, presentUnmappedVehicle } from '../../../presenters/provider-connection.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 import { enqueueAfterCommit } from '../../../queue/after-commit.js';
 import { pullSchedulerId, schedulePullFeed } from '../../../ingest/pulls.js';
@@ -120,23 +122,10 @@ function origin(request: FastifyRequest): string {
   throw invalidRequest([{ field: 'host', message: 'the Host header is not a valid host' }]);
 }
 
-/** `created`: the answer to the creation, the one time a Traccar URL (it embeds the device token) is shown. */
+/** The connection as answered; `created`: the answer to the creation, the one time a Traccar URL (it embeds the device token) is shown. */
 function present(record: ProviderConnectionRecord, config: ProviderConfig, base: string, created = false) {
-  return {
-    id: record.id,
-    company_id: record.companyId,
-    provider: record.provider,
-    name: record.name,
-    active: record.active,
-    ingest_url: isProviderId(record.provider) ? ingestUrl(base, record.provider, record.id, config, created) : null,
-    config_keys: Object.keys(config)
-      .filter((k) => config[k as keyof ProviderConfig])
-      .sort(),
-    pull_interval_seconds: record.pullIntervalSeconds,
-    last_pull_at: record.lastPullAt?.toISOString() ?? null,
-    last_pull_error: record.lastPullError,
-    created_at: record.createdAt.toISOString(),
-  };
+  const url = isProviderId(record.provider) ? ingestUrl(base, record.provider, record.id, config, created) : null;
+  return presentProviderConnection(record, config, url);
 }
 
 export async function providerConnectionAdminRoutes(
@@ -228,12 +217,7 @@ export async function providerConnectionAdminRoutes(
       const unmapped = await listUnmappedVehicles(deps.pool, record.id);
       const data = {
         ...present(record, decryptJson<ProviderConfig>(deps.secretsKey, record.configCiphertext), origin(request)),
-        unmapped_vehicles: unmapped.map((u) => ({
-          provider_vehicle_id: u.providerVehicleId,
-          first_seen_at: u.firstSeenAt.toISOString(),
-          last_seen_at: u.lastSeenAt.toISOString(),
-          samples_count: u.samplesCount,
-        })),
+        unmapped_vehicles: unmapped.map(presentUnmappedVehicle),
       };
       return ok(data);
     },

@@ -11,7 +11,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { queueNames } from '../../../queue/catalog.js';
 import type { Queues } from '../../../queue/queues.js';
 import { adminAuthentication } from '../../auth.js';
-import { errorAnswer } from '../../error-handler.js';
+import { errorAnswer } from '../../../web/error-handler.js';
 
 export const queueBoardPath = '/admin/queues';
 

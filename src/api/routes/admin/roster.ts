@@ -8,7 +8,7 @@ import {
   insertRosterMember,
   listRoster,
 } from '../../../db/runs-stage.js';
-import { Envelope, Nullable, PathId, StringEnum, Text, maxItems, ok } from '../../schemas/common.js';
+import { Envelope, Nullable, PathId, StringEnum, Text, maxItems, ok } from '../../../web/schemas.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 
 const RosterMember = Type.Object({

@@ -10,7 +10,7 @@ import type { RunOperation } from '../../../runs/run-machine.js';
 import { operateRun } from '../../../runs/run-operations.js';
 import { presentRun } from '../../../presenters/run.js';
 import { AppointmentWindow, DispatchProposalBody, OptionalAppointmentWindow } from '../../schemas/admin.js';
-import { Envelope, ErrorEnvelope, PathId, ok } from '../../schemas/common.js';
+import { Envelope, ErrorEnvelope, PathId, ok } from '../../../web/schemas.js';
 import { Run } from '../../schemas/run.js';
 import { adminErrors, adminSecurity, requireOwner } from './shared.js';
 import { enqueueAfterCommit } from '../../../queue/after-commit.js';

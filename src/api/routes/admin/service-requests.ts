@@ -7,7 +7,7 @@ import { findRun } from '../../../db/runs.js';
 import { submitServiceRequest } from '../../../runs/service-requests.js';
 import { presentRun } from '../../../presenters/run.js';
 import { ServiceRequestCreate, ServiceRequestResult } from '../../schemas/admin.js';
-import { Envelope, ErrorEnvelope, ok } from '../../schemas/common.js';
+import { Envelope, ErrorEnvelope, ok } from '../../../web/schemas.js';
 import { locationInput } from './request-mapping.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 

@@ -2,7 +2,8 @@ import Type from 'typebox';
 import type { Pool } from '../../../db/pool.js';
 import { findCompany, type CompanyRecord } from '../../../db/companies.js';
 import { notFound } from '../../../errors.js';
-import { ErrorEnvelope, PathId, isRecordId } from '../../schemas/common.js';
+import { ErrorEnvelope, PathId } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
 
 export const adminSecurity = [{ adminToken: [] }];
 export const adminErrors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 404: ErrorEnvelope, 500: ErrorEnvelope } as const;

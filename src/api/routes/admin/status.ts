@@ -8,9 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from '../../../db/pool.js';
 import { queueNames } from '../../../queue/catalog.js';
 import type { Queues } from '../../../queue/queues.js';
-import { jobStates, loadPipelineStatus, type PipelineStatus } from '../../../queue/status.js';
-import { Envelope, StringEnum, Timestamp, meta } from '../../schemas/common.js';
+import { jobStates, loadPipelineStatus } from '../../../queue/status.js';
+import { Envelope, StringEnum, Timestamp, meta } from '../../../web/schemas.js';
 import { adminErrors, adminSecurity } from './shared.js';
+import { presentStatus } from '../../../presenters/pipeline-status.js';
 
 const Count = Type.Integer({ minimum: 0 });
 
@@ -34,23 +35,6 @@ const StatusView = Type.Object({
     monitoring_retrying: Count,
   }),
 });
-
-export function presentStatus(status: PipelineStatus, now: Date) {
-  return {
-    generated_at: now.toISOString(),
-    queues: status.queues,
-    ingest: {
-      pending_rows: status.inbox.pendingRows,
-      lag_seconds: Math.round(status.inbox.oldestPendingAgeSeconds * 1000) / 1000,
-      parked_rows: status.inbox.parkedRows,
-    },
-    deliveries: {
-      core_open: status.deliveries.coreOpen,
-      monitoring_pending: status.deliveries.monitoringPending,
-      monitoring_retrying: status.deliveries.monitoringRetrying,
-    },
-  };
-}
 
 export async function statusAdminRoutes(
   fastify: FastifyInstance,

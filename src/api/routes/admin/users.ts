@@ -1,12 +1,14 @@
 /** Operator API: company users of the developer console (docs/operator-api.md, docs/console.md). */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { disableConsoleUser, insertConsoleUser, type ConsoleUserRecord } from '../../../db/console-users.js';
+import { disableConsoleUser, insertConsoleUser } from '../../../db/console-users.js';
 import type { Pool } from '../../../db/pool.js';
 import { invalidRequest, notFound } from '../../../errors.js';
 import { hashPassword, minPasswordLength } from '../../../security/passwords.js';
-import { Envelope, Nullable, PathId, Text, Timestamp, isRecordId, maxLength, ok } from '../../schemas/common.js';
+import { Envelope, Nullable, PathId, Text, Timestamp, maxLength, ok } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
+import { presentUser } from '../../../presenters/console-user.js';
 
 const User = Type.Object({
   id: Type.String(),
@@ -29,17 +31,6 @@ const UserCreate = Type.Object(
   },
   { additionalProperties: false },
 );
-
-function presentUser(user: ConsoleUserRecord) {
-  return {
-    id: user.id,
-    company_id: user.companyId,
-    email: user.email,
-    name: user.name,
-    created_at: user.createdAt.toISOString(),
-    disabled_at: user.disabledAt?.toISOString() ?? null,
-  };
-}
 
 export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
   app.post(

@@ -8,9 +8,10 @@ import { requestAfterEvaluation } from '../../../queue/enqueue-health.js';
 import type { Queues } from '../../../queue/queues.js';
 import { createVehicle, patchVehicle } from '../../../vehicles/vehicle-admin.js';
 import { transferVehicle } from '../../../vehicles/vehicle-transfer.js';
-import { presentAdminVehicle } from '../../presenters/admin.js';
+import { presentAdminVehicle } from '../../../presenters/vehicle.js';
 import { AdminVehicle, VehicleCreate, VehiclePatch } from '../../schemas/admin.js';
-import { Envelope, PageOnlyQuery, PathId, Timestamp, isRecordId, ok } from '../../schemas/common.js';
+import { Envelope, PageOnlyQuery, PathId, Timestamp, ok } from '../../../web/schemas.js';
+import { isRecordId } from '../../../domain/ids.js';
 import { vehicleAttributes } from './request-mapping.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany, requireOwner } from './shared.js';
 

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseTimeout } from '../db/pool.js';
 import { AppError, errors, invalidRequest, type ErrorCode } from '../errors.js';
-import { meta, type ErrorEnvelope } from './schemas/common.js';
+import { meta, type ErrorEnvelope } from './schemas.js';
 import { fieldErrors } from './validation.js';
 
 export function errorEnvelope(

@@ -4,8 +4,8 @@
  * concurrent creations cannot overshoot. Over the cap answers 409 LIMIT_REACHED; deleting one
  * makes room.
  */
-import { lockCompanyResource } from '../db/advisory-locks.js';
-import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { lockCompanyResource } from './advisory-locks.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 import { AppError } from '../errors.js';
 
 export interface CompanyCap {

@@ -1,13 +1,15 @@
 /**
- * Creating an API key, shared by the operator API (routes/admin/companies.ts) and the developer
- * console, so both take the same code path and the same cap on live keys per company: each live
- * key has its own rate limit, so the cap bounds what one company can draw.
+ * Creating and revoking an API key, shared by the operator API (src/api/routes/admin/companies.ts)
+ * and the developer console, so both take the same code path and the same cap on live keys per
+ * company: each live key has its own rate limit, so the cap bounds what one company can draw.
  */
 import type { Config } from '../config.js';
 import { countLiveApiKeys, insertApiKey, type ApiKeyRecord } from '../db/api-keys.js';
 import type { Pool, Queryable } from '../db/pool.js';
+import type { RedisConnection } from '../queue/connection.js';
 import { generateApiKey } from '../security/api-keys.js';
-import { createWithinCap } from './company-caps.js';
+import { broadcastRevocation, type ApiKeyCache } from './api-key-cache.js';
+import { createWithinCap } from '../db/company-caps.js';
 
 export interface CreatedApiKey {
   record: ApiKeyRecord;
@@ -42,4 +44,17 @@ export async function createApiKey(
     await alongside?.(tx, created);
     return created;
   });
+}
+
+/**
+ * Tells the API processes that a key revoked in Postgres is gone: this one forgets it now, the
+ * others when the broadcast reaches them. Rejects when the broadcast fails (the others then drop
+ * the key within their cache's 30 s).
+ */
+export async function announceRevocation(
+  deps: { redis: RedisConnection; keyCache: ApiKeyCache },
+  keyId: string,
+): Promise<void> {
+  deps.keyCache.evict(keyId);
+  await broadcastRevocation(deps.redis, deps.keyCache.channel, keyId);
 }

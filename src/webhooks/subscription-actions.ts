@@ -1,6 +1,6 @@
 /**
- * What creating a core webhook subscription and Send test do, shared by the public API
- * (routes/webhook-subscriptions.ts) and the developer console, so both take the same code path.
+ * What finding and creating a core webhook subscription and Send test do, shared by the public API
+ * (src/api/routes/webhook-subscriptions.ts) and the developer console, so both take the same code path.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
@@ -8,18 +8,31 @@ import { findCompany } from '../db/companies.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import {
   countSubscriptions,
+  findSubscription,
   insertSubscription,
   insertWebhookEvents,
   type SubscriptionRecord,
 } from '../db/webhooks.js';
-import { invalidRequest } from '../errors.js';
+import { isRecordId } from '../domain/ids.js';
+import { invalidRequest, notFound } from '../errors.js';
 import { enqueueAfterCommit } from '../queue/after-commit.js';
 import type { Queues } from '../queue/queues.js';
 import { encryptSecret, newSecret } from '../security/secrets.js';
 import { requestRelay } from '../queue/enqueue-webhooks.js';
 import { targetUrlProblem } from '../http/ssrf.js';
-import { syntheticWebhookRun } from '../webhooks/webhook-run.js';
-import { createWithinCap } from './company-caps.js';
+import { syntheticWebhookRun } from './webhook-run.js';
+import { createWithinCap } from '../db/company-caps.js';
+
+/** The company's subscription, or 404 (another company's is not found either). */
+export async function requireWebhookSubscription(
+  pool: Pool,
+  companyId: string,
+  id: string,
+): Promise<SubscriptionRecord> {
+  const subscription = isRecordId(id) ? await findSubscription(pool, companyId, id) : null;
+  if (!subscription) throw notFound('webhook subscription');
+  return subscription;
+}
 
 export interface CreatedSubscription {
   subscription: SubscriptionRecord;

@@ -1,6 +1,9 @@
-import type { OdometerSignal, VehicleRecord } from '../../domain/vehicle.js';
-import { kmToMiles, round2 } from '../../domain/units.js';
-import type { Vehicle } from '../schemas/vehicle.js';
+/**
+ * A vehicle as the public API and the console show it (response schema: src/api/schemas/vehicle.ts
+ * `Vehicle`); the operator API adds the fields only an operator sees.
+ */
+import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
+import { kmToMiles, round2 } from '../domain/units.js';
 
 /** Stored signals with the odometer given in both units, as the spec shows it. */
 function presentSignals(signals: Record<string, unknown>): Record<string, unknown> {
@@ -17,7 +20,7 @@ function presentSignals(signals: Record<string, unknown>): Record<string, unknow
   };
 }
 
-export function presentVehicle(vehicle: VehicleRecord): Vehicle {
+export function presentVehicle(vehicle: VehicleRecord) {
   return {
     id: vehicle.id,
     name: vehicle.name,
@@ -32,5 +35,16 @@ export function presentVehicle(vehicle: VehicleRecord): Vehicle {
     health: vehicle.health,
     signals: presentSignals(vehicle.signals),
     link_broken: vehicle.linkBroken,
+  };
+}
+
+export function presentAdminVehicle(vehicle: VehicleRecord) {
+  return {
+    ...presentVehicle(vehicle),
+    company_id: vehicle.companyId,
+    active: vehicle.active,
+    provider_vehicle_id: vehicle.providerVehicleId,
+    provider_connection_id: vehicle.providerConnectionId,
+    home_location_id: vehicle.homeLocationId,
   };
 }

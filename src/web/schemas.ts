@@ -150,10 +150,3 @@ export const PageOnlyQuery = Type.Object(
 
 /** A path id: any short string is accepted; one that names no record answers 404. */
 export const PathId = Type.String({ minLength: 1, maxLength: maxLength.id });
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are UUIDs; anything else cannot name a record, so it is simply not found. */
-export function isRecordId(id: string): boolean {
-  return uuidPattern.test(id);
-}

@@ -90,7 +90,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     validateText.errors = null;
     return validateText as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
   }
-  // Bodies arrive as objects (json-body.ts refuses anything else and gives a missing one as `{}`).
+  // Bodies arrive as objects (src/api/json-body.ts refuses anything else and gives a missing one as `{}`).
   return bodyAjv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
