@@ -2,21 +2,18 @@
 import Type, { type TSchema } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { adapters, isProviderId } from '../../../providers/index.js';
 import type { Queues } from '../../queue/queues.js';
-import { enqueueHealthEvaluations } from '../../queue/enqueue-health.js';
-import { requestRefresh } from '../../queue/enqueue-ingest.js';
-import { withTransaction, type Pool } from '../../db/pool.js';
+import type { Pool } from '../../db/pool.js';
 import type { VehicleRecord } from '../../domain/vehicle.js';
 import {
   countActiveVehicles,
-  findActiveVehicle,
   findActiveVehicleVersion,
   findActiveVehiclesWithVersions,
   listActiveVehicleVersions,
 } from '../../db/vehicles.js';
-import { AppError, invalidRequest, notFound } from '../../errors.js';
-import { updateVehicleByIntegrator, type VehicleUpdate } from '../../vehicles/vehicle-update.js';
+import { invalidRequest, notFound } from '../../errors.js';
+import { refreshVehicle, updateVehicle } from '../../vehicles/vehicle-actions.js';
+import type { VehicleUpdate } from '../../vehicles/vehicle-update.js';
 import { presentVehicle } from '../../presenters/vehicle.js';
 import {
   Envelope,
@@ -32,7 +29,6 @@ import {
 import { isRecordId } from '../../domain/ids.js';
 import { presentedVehicles, VehicleJsonCache } from '../vehicle-json-cache.js';
 import { Vehicle, VehicleUpdateRequest } from '../schemas/vehicle.js';
-import { enqueueAfterCommit } from '../../queue/after-commit.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -65,13 +61,6 @@ const RefreshResult = Type.Object({
   status: Type.String({ description: 'queued' }),
   cascade: Type.Boolean(),
 });
-
-/** The caller's active vehicle, or 404 (another company's vehicle is not found either). */
-async function requireVehicle(pool: Pool, companyId: string, vehicleId: string): Promise<VehicleRecord> {
-  const vehicle = isRecordId(vehicleId) ? await findActiveVehicle(pool, companyId, vehicleId) : null;
-  if (!vehicle) throw notFound('vehicle');
-  return vehicle;
-}
 
 // Fastify's serializeInput types a schema as a plain record; a TypeBox schema is one at run time.
 const jsonSchema = (schema: TSchema) => schema as unknown as Record<string, unknown>;
@@ -191,16 +180,7 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
           { field: 'body', message: 'no valid field: give license_plate, name or odometer_miles' },
         ]);
       }
-      if (!isRecordId(vehicleId)) throw notFound('vehicle');
-      const vehicle = await withTransaction(deps.pool, (tx) =>
-        updateVehicleByIntegrator(tx, request.principal.companyId, vehicleId, update, deps.now()),
-      );
-      if (update.odometerMiles !== undefined) {
-        // A new odometer can change maintenance due and the tracker link.
-        await enqueueAfterCommit(request.log, 'health.sweep', () =>
-          enqueueHealthEvaluations(deps.queues, [vehicleId], true),
-        );
-      }
+      const vehicle = await updateVehicle(deps, request.log, request.principal.companyId, vehicleId, update);
       return ok(presentVehicle(vehicle));
     },
   );
@@ -230,25 +210,8 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { vehicle_id: vehicleId } = request.params;
       const { cascade } = request.body;
-      const vehicle = await requireVehicle(deps.pool, request.principal.companyId, vehicleId);
-      const provider = vehicle.telematicsProvider;
-      if (!provider || !isProviderId(provider) || adapters[provider].refresh === 'unsupported') {
-        throw new AppError(
-          'REFRESH_NOT_SUPPORTED',
-          provider ? `${provider} vehicles cannot be asked for data; they push it` : 'the vehicle is tracked manually',
-        );
-      }
-      if (adapters[provider].refresh === 'not_implemented') {
-        throw new AppError('REFRESH_NOT_IMPLEMENTED', `refresh is not implemented for ${provider}`);
-      }
-      if (!vehicle.providerConnectionId || !vehicle.providerVehicleId) {
-        throw new AppError(
-          'REFRESH_NOT_SUPPORTED',
-          'the vehicle has no provider connection and provider vehicle id to pull with',
-        );
-      }
-      const queued = await requestRefresh(deps.queues, vehicleId, cascade);
-      return ok({ refresh_id: queued.refreshId, provider, status: 'queued', cascade: queued.cascade });
+      const queued = await refreshVehicle(deps, request.principal.companyId, vehicleId, cascade);
+      return ok({ refresh_id: queued.refreshId, provider: queued.provider, status: 'queued', cascade: queued.cascade });
     },
   );
 };

@@ -1,10 +1,9 @@
 /** Vehicles: the company's active vehicles with health, link state and last reading; one vehicle's signals and alerts. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { presentVehicle } from '../../presenters/vehicle.js';
-import { isRecordId } from '../../domain/ids.js';
 import type { Pool } from '../../db/pool.js';
-import { findActiveVehicle, listActiveVehicles } from '../../db/vehicles.js';
-import { notFound } from '../../errors.js';
+import { listActiveVehicles } from '../../db/vehicles.js';
+import { requireVehicle } from '../../vehicles/vehicle-actions.js';
 import { viewer } from '../viewer.js';
 import { vehiclePage, vehiclesPage } from '../views/vehicles.js';
 import { IdParams } from './forms.js';
@@ -24,8 +23,7 @@ export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (ap
 
   app.get('/console/vehicles/:id', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     const { id } = request.params;
-    const vehicle = isRecordId(id) ? await findActiveVehicle(deps.pool, request.consoleSession.companyId, id) : null;
-    if (!vehicle) throw notFound('vehicle');
+    const vehicle = await requireVehicle(deps.pool, request.consoleSession.companyId, id);
     // The same signals the API answers (odometer in both units), without the per-signal times the
     // page has no room for (observed_at): the vehicle's last reading time is shown above.
     const { observed_at: _times, ...signals } = presentVehicle(vehicle).signals as Record<string, unknown>;

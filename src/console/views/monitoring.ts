@@ -7,6 +7,7 @@ import {
 import type { MonitoringSubscriptionRecord } from '../../db/monitoring-subscriptions.js';
 import { html, type Html } from '../html.js';
 import { time } from './format.js';
+import { deliveryTable } from './delivery-table.js';
 import { alertBox, csrfField, page, type Viewer } from './layout.js';
 
 export interface MonitoringView {
@@ -34,51 +35,20 @@ export function monitoringDeliveries(
   deliveries: MonitoringDeliveryRecord[],
   status: MonitoringDeliveryStatus | null,
 ): Html {
-  if (deliveries.length === 0) {
-    return html`<p class="empty">
-      ${
-        status
-          ? `No ${status} deliveries. Choose "All" to see every delivery.`
-          : 'No deliveries yet: events are sent when the vehicle reports one of the subscribed kinds.'
-      }
-    </p>`;
-  }
-  return html`<table>
-    <thead>
-      <tr>
-        <th scope="col">Event</th>
-        <th scope="col">Status</th>
-        <th scope="col">Attempts</th>
-        <th scope="col">Last response</th>
-        <th scope="col">Next attempt</th>
-        <th scope="col">Created</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${deliveries.map(
-        (d) =>
-          html`<tr>
-            <th scope="row">${d.event}</th>
-            <td><span class="badge badge-${d.status}">${d.status}</span></td>
-            <td>${d.attemptCount}</td>
-            <td>${lastAttempt(d)}</td>
-            <td>${time(d.nextAttemptAt, '—')}</td>
-            <td>${time(d.createdAt)}</td>
-            <td>
-              ${
-                d.status === 'failed'
-                  ? html`<form method="post" action="/console/monitoring/deliveries/${d.id}/retry" class="inline">
-                      ${csrfField(csrfToken)}
-                      <button type="submit">Retry</button>
-                    </form>`
-                  : ''
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return deliveryTable({
+    rows: deliveries.map((d) => ({ ...d, lastResponse: lastAttempt(d) })),
+    empty: status
+      ? `No ${status} deliveries. Choose "All" to see every delivery.`
+      : 'No deliveries yet: events are sent when the vehicle reports one of the subscribed kinds.',
+    nextAttempt: (d) => d.nextAttemptAt,
+    action: (d) =>
+      d.status === 'failed'
+        ? html`<form method="post" action="/console/monitoring/deliveries/${d.id}/retry" class="inline">
+            ${csrfField(csrfToken)}
+            <button type="submit">Retry</button>
+          </form>`
+        : null,
+  });
 }
 
 function endpointHealth(health: EndpointHealthRecord): Html {

@@ -1,6 +1,7 @@
 import type { DeliveryRecord, SubscriptionRecord } from '../../db/webhooks.js';
 import { html, type Html } from '../html.js';
 import { time } from './format.js';
+import { deliveryTable } from './delivery-table.js';
 import { alertBox, csrfField, page, type Viewer } from './layout.js';
 
 export interface WebhooksView {
@@ -22,34 +23,10 @@ function attemptSummary(delivery: DeliveryRecord): string {
 
 /** The deliveries table of one subscription: the page's and the live region's markup. */
 export function webhookDeliveries(deliveries: DeliveryRecord[]): Html {
-  if (deliveries.length === 0) {
-    return html`<p class="empty">
-      No deliveries yet. Use Send test to check the endpoint now; run events arrive as they happen.
-    </p>`;
-  }
-  return html`<table>
-    <thead>
-      <tr>
-        <th scope="col">Event</th>
-        <th scope="col">Status</th>
-        <th scope="col">Attempts</th>
-        <th scope="col">Last response</th>
-        <th scope="col">Created</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${deliveries.map(
-        (d) =>
-          html`<tr>
-            <th scope="row">${d.event}</th>
-            <td><span class="badge badge-${d.status}">${d.status}</span></td>
-            <td>${d.attemptCount}</td>
-            <td>${attemptSummary(d)}</td>
-            <td>${time(d.createdAt)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return deliveryTable({
+    rows: deliveries.map((d) => ({ ...d, lastResponse: attemptSummary(d) })),
+    empty: 'No deliveries yet. Use Send test to check the endpoint now; run events arrive as they happen.',
+  });
 }
 
 export function webhooksPage(viewer: Viewer, view: WebhooksView): string {
