@@ -5,7 +5,7 @@
  * `POST /reset` starts a new phase. Usage: node webhook-receiver.js <port> <signing secret> [core|monitoring].
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { verifyMonitoringSignature, verifyServiceSignature } from '../src/delivery/verify.js';
+import { verifyMonitoringSignature, verifyServiceSignature } from '@fleet-telematics/sdk';
 
 const port = Number(process.argv[2] ?? 3921);
 const secret = process.argv[3] ?? '';

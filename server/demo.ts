@@ -2,7 +2,8 @@
  * `npm run demo`: the full service plus a demo company, its API key (printed once), a simulated
  * fleet streaming telematics through the real push endpoint every few seconds, a manually tracked
  * van with a service run, a console user (email and password printed), a local webhook receiver that prints every delivery it verifies, then
- * ready-to-paste curl commands. Ctrl-C stops it.
+ * ready-to-paste curl commands. Ctrl-C stops it. It calls the API as an integrator would, through
+ * the SDK (packages/sdk): the operator's setup calls use plain fetch (the SDK covers the public API).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -13,7 +14,13 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { providerSecretHeaders } from './log-redaction.js';
 import { closeOnSignals, startService } from './service.js';
-import { verifyMonitoringSignature, verifyServiceSignature } from '../src/delivery/verify.js';
+import {
+  createClient,
+  verifyCoreWebhook,
+  verifyMonitoringWebhook,
+  WebhookVerificationError,
+  type CoreWebhookEvent,
+} from '@fleet-telematics/sdk';
 import { monitoringKinds } from '../src/domain/monitoring-kinds.js';
 
 const base = loadConfig();
@@ -51,7 +58,7 @@ const company = await call('POST', '/admin/v1/companies', operator, {
   external_ids: { demo_shop: 'cus_demo_1' },
 });
 const { key } = await call('POST', `/admin/v1/companies/${company.id}/api-keys`, operator, { name: 'demo' });
-const integrator = { authorization: `Bearer ${key}` };
+const api = createClient({ baseUrl: origin, apiKey: key });
 // A console user with a password made for this run (the console shows the same fleet and deliveries).
 const consoleUser = {
   email: `demo-${company.id.slice(0, 8)}@fleet.demo`,
@@ -64,22 +71,22 @@ let signingSecret = '';
 let monitoringSecret = '';
 /** Monitoring events (docs/monitoring.md) arrive on /monitoring, signed `X-Service-Signature: sha256=<hex>`. */
 function receiveMonitoringEvent(body: Buffer, signature: string | undefined): number {
-  const verified = verifyMonitoringSignature(signature, body, monitoringSecret);
-  if (!verified.ok) {
-    console.log(`monitoring event refused: signature ${verified.reason}`);
-    return 401;
-  }
-  const event = JSON.parse(body.toString('utf8')) as {
-    event: string;
-    event_id: string;
-    severity: string;
-    occurred_at: string;
-    details: { description: string };
-  };
+  const event = refusedOr(() => verifyMonitoringWebhook(monitoringSecret, signature, body), 'monitoring event');
+  if (!event) return 401;
   console.log(
     `monitoring ${event.event} ${event.severity} (X-Service-Signature verified) at ${event.occurred_at}: ${event.details.description} event_id ${event.event_id}`,
   );
   return 204;
+}
+/** The verified event, or null after printing why it was refused. */
+function refusedOr<T>(verify: () => T, what: string): T | null {
+  try {
+    return verify();
+  } catch (err) {
+    if (!(err instanceof WebhookVerificationError)) throw err;
+    console.log(`${what} refused: signature ${err.reason}`);
+    return null;
+  }
 }
 const receiver = createServer((request, response) => {
   const chunks: Buffer[] = [];
@@ -92,21 +99,17 @@ const receiver = createServer((request, response) => {
         .end();
       return;
     }
-    const verified = verifyServiceSignature(
-      request.headers['service-signature'] as string | undefined,
-      body,
-      signingSecret,
+    const envelope = refusedOr(
+      () =>
+        verifyCoreWebhook<
+          CoreWebhookEvent & { data: { reference_code: string; status: string; scheduling_state: string } }
+        >(signingSecret, request.headers['service-signature'] as string | undefined, body),
+      'webhook',
     );
-    if (!verified.ok) {
-      console.log(`webhook refused: signature ${verified.reason}`);
+    if (!envelope) {
       response.writeHead(401).end();
       return;
     }
-    const envelope = JSON.parse(body.toString('utf8')) as {
-      event: string;
-      event_id: string;
-      data: { id: string; reference_code: string; status: string; scheduling_state: string };
-    };
     const run = envelope.data;
     console.log(
       `webhook ${envelope.event} (signature verified): run ${run.reference_code} ${run.status}/${run.scheduling_state}, event_id ${envelope.event_id}`,
@@ -118,7 +121,7 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 receiver.unref();
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 const monitoringUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/monitoring`;
-const subscription = await call('POST', '/api/v1/webhook-subscriptions', integrator, {
+const subscription = await api.createWebhookSubscription({
   url: receiverUrl,
   events: [
     'run.created',
@@ -155,7 +158,7 @@ const van = await call('POST', `/admin/v1/companies/${company.id}/vehicles`, ope
     country: 'US',
   },
 });
-await call('PUT', `/api/v1/vehicles/${van.id}`, integrator, { odometer_miles: 48_210 });
+await api.updateVehicle(van.id, { odometer_miles: 48_210 });
 // The simulated fleet pushes through the same signed endpoint a real provider would use.
 const simulatorConnection = await call('POST', `/admin/v1/companies/${company.id}/provider-connections`, operator, {
   provider: 'simulator',
@@ -207,14 +210,16 @@ const truck = simulated[0]!;
 // minutes of driving; the simulator produces the rest now and then.
 const onShiftId = lastTick.readings.find((r) => r.signals.engine_state !== 'off')?.vehicle;
 const monitored = simulated[fleet.vehicles.findIndex((v) => v.providerVehicleId === onShiftId)] ?? simulated[0]!;
-await call('POST', '/v1/geofences', integrator, {
+await api.createGeofence({
   name: 'Chicago depot',
   area: { type: 'Circle', center: { lat: 41.8781, lon: -87.6298 }, radius_m: 3000 },
 });
 // The first push is being ingested: wait (a few seconds at most) for the vehicle's odometer.
 let truckMiles: number | null = null;
 for (let tries = 0; tries < 50 && truckMiles === null; tries++) {
-  const miles = (await call('GET', `/api/v1/vehicles/${monitored.id}`, integrator)).signals?.odometer?.miles;
+  // `signals` is open-ended in the document (docs/signals.md); the odometer is {km, miles, as_of, source}.
+  const { odometer } = (await api.getVehicle(monitored.id)).signals as { odometer?: { miles?: unknown } };
+  const miles = odometer?.miles;
   if (typeof miles === 'number') truckMiles = miles;
   else await new Promise((resolve) => setTimeout(resolve, 200));
 }
@@ -225,11 +230,11 @@ if (truckMiles !== null) {
     odometer_miles: Math.max(0, Math.round(truckMiles) - 4501),
   });
 }
-const monitoring = await call('POST', '/v1/runs/subscribe', integrator, {
+const monitoring = await api.createMonitoringSubscription({
   vehicle_id: monitored.id,
   webhook_url: monitoringUrl,
   tier: 'premium',
-  events: monitoringKinds,
+  events: [...monitoringKinds],
   options: {
     speed_limit_kph: 100,
     ...(truckMiles !== null ? { mileage_threshold_miles: Math.round(truckMiles) + 2 } : {}),

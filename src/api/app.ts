@@ -9,8 +9,6 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import sensible from '@fastify/sensible';
 import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import { CpuPool } from '../cpu-pool/pool.js';
@@ -26,6 +24,7 @@ import { VehicleJsonCache } from './vehicle-json-cache.js';
 import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from '../web/error-handler.js';
 import { installJsonBodies } from './json-body.js';
+import { registerOpenApi } from './openapi.js';
 import { trackInFlightHandlers } from './in-flight.js';
 import { validatorCompiler } from '../web/validation.js';
 import { opsRoutes, type OpsDeps } from './routes/ops.js';
@@ -50,7 +49,6 @@ import { userAdminRoutes } from './routes/admin/users.js';
 import { queueBoardRoutes } from './routes/admin/queue-board.js';
 import { statusAdminRoutes } from './routes/admin/status.js';
 import { ingestRoutes } from './routes/ingest.js';
-import { apiVersion } from '../web/schemas.js';
 import { consolePlugin } from '../console/plugin.js';
 
 export interface AppDeps {
@@ -121,25 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Fleet telematics API',
-        version: apiVersion,
-        description:
-          'Runs, vehicles and webhooks (/api/v1); vehicle monitoring, geofences, history reports, verification ' +
-          'and usage (/v1); and the operator API. Envelopes and error codes: docs/api.md.',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, { operatorApi: Boolean(deps.config.adminToken) });
 
   await app.register(opsRoutes, {
     pool: deps.pool,

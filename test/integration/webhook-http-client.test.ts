@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverOnce, ssrfRefusalMessage, type DeliveryOptions, type DeliveryRequest } from '../../src/http/client.js';
 import { signCoreBody } from '../../src/delivery/sign.js';
-import { verifyServiceSignature } from '../../src/delivery/verify.js';
+import { verifyServiceSignature } from '../../packages/sdk/src/signatures.js';
 
 interface Seen {
   method: string;

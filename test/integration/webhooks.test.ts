@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyServiceSignature } from '../../src/delivery/verify.js';
+import { verifyServiceSignature } from '../../packages/sdk/src/signatures.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 

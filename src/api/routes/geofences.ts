@@ -25,6 +25,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
     {
       schema: {
         tags,
+        operationId: 'createGeofence',
         summary: 'Create a geofence (a GeoJSON Polygon or a Circle)',
         description:
           '409 LIMIT_REACHED when the company already has GEOFENCES_PER_COMPANY geofences (details.resource ' +
@@ -47,6 +48,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
     {
       schema: {
         tags,
+        operationId: 'listGeofences',
         summary: 'List geofences, newest first',
         security,
         querystring: PageOnlyQuery,
@@ -69,6 +71,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
     {
       schema: {
         tags,
+        operationId: 'getGeofence',
         summary: 'Get a geofence',
         security,
         params: GeofenceParams,
@@ -86,6 +89,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
     {
       schema: {
         tags,
+        operationId: 'deleteGeofence',
         summary: 'Delete a geofence; subscriptions that name it stop watching it',
         security,
         params: GeofenceParams,

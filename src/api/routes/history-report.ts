@@ -48,6 +48,7 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['History report'],
+        operationId: 'createHistoryReport',
         summary: 'The history report of a VIN: JSON, or PDF with format "pdf" or Accept: application/pdf',
         description:
           'Tiers basic, standard, comprehensive, lifetime (sections and data range: docs/history-report.md). ' +

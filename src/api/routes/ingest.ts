@@ -29,6 +29,7 @@ import type { Queues } from '../../queue/queues.js';
 import { Envelope, ErrorEnvelope, PathId, Timestamp, ok } from '../../web/schemas.js';
 import { isRecordId } from '../../domain/ids.js';
 import { enqueueAfterCommit } from '../../queue/after-commit.js';
+import { ingestSecurity } from '../openapi.js';
 
 export interface IngestDeps {
   pool: Pool;
@@ -186,7 +187,9 @@ export async function ingestRoutes(fastify: FastifyInstance, deps: IngestDeps): 
       bodyLimit: deps.bodyLimitBytes,
       schema: {
         tags: ['Ingestion'],
+        operationId: 'ingestPush',
         summary: "Provider push (signed the provider's way); 202 once stored",
+        security: ingestSecurity,
         params: PushParams,
         response: responses,
       },
@@ -200,7 +203,10 @@ export async function ingestRoutes(fastify: FastifyInstance, deps: IngestDeps): 
     bodyLimit: deps.bodyLimitBytes,
     schema: {
       tags: ['Ingestion'],
+      operationId: 'ingestDevicePush',
       summary: 'Device push whose URL carries the device token (Traccar OsmAnd), by GET or POST',
+      // The token path segment is the credential: OpenAPI has no scheme for a path segment.
+      security: [],
       params: TokenPushParams,
       response: responses,
     },

@@ -26,6 +26,7 @@ export const instantVerifyRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
     {
       schema: {
         tags: ['Instant verification'],
+        operationId: 'verifyVehicle',
         summary: 'Verify one of your vehicles now: odometer with confidence, location, condition, diagnostics',
         description:
           'Levels: basic (odometer, location), standard (+ condition), premium (+ diagnostics). ' +

@@ -30,6 +30,7 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'retryMonitoringDelivery',
         summary: 'Send one more attempt of a monitoring delivery now',
         description:
           'The attempt is recorded with trigger manual and does not use up the retry schedule; a 2xx marks the ' +
@@ -53,6 +54,7 @@ export const monitoringDeliveryActionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'recoverMonitoringDeliveries',
         summary: "Resend a subscription's failed deliveries since a time",
         description:
           'Each failed delivery created at or after since (and inside the retention window) gets one more attempt ' +

@@ -66,6 +66,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'createMonitoringSubscription',
         summary: 'Subscribe a vehicle to monitoring events; the signing secret is returned once',
         description:
           'The tier (default standard) must cover every kind asked for. 404 for a vehicle that is not an active ' +
@@ -101,6 +102,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'listMonitoringSubscriptions',
         summary: 'List monitoring subscriptions, newest first',
         security,
         querystring: SubscriptionListQuery,
@@ -124,6 +126,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'getMonitoringSubscription',
         summary: 'Get a monitoring subscription with its endpoint health (never its secret)',
         security,
         params: SubscriptionParams,
@@ -142,6 +145,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'deleteMonitoringSubscription',
         summary: 'Delete a monitoring subscription: detection stops; it stays readable with status deleted',
         description:
           'Deliveries still owed are not sent (the pipeline settles them as failed). 404 for one already deleted.',
@@ -165,6 +169,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'listMonitoringDeliveries',
         summary: 'Deliveries of this subscription, newest first, each with its attempt timeline',
         security,
         params: SubscriptionParams,
@@ -199,6 +204,7 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags,
+        operationId: 'dryRunMonitoringSubscription',
         summary: 'The events this subscription would have sent from the stored readings since a time',
         description:
           `Replays the vehicle's readings and provider events from \`since\` (at most ${dryRunMaxDays} days back) until ` +

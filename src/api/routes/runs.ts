@@ -55,6 +55,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, 
     {
       schema: {
         tags: ['Runs'],
+        operationId: 'listRuns',
         summary: 'List runs, newest activity first',
         security,
         querystring: RunListQuery,
@@ -82,6 +83,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, 
     {
       schema: {
         tags: ['Runs'],
+        operationId: 'getRun',
         summary: 'Get one run',
         security,
         params: Type.Object({ run_id: PathId }),

@@ -17,6 +17,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Dat
     {
       schema: {
         tags: ['Usage'],
+        operationId: 'getUsage',
         summary: "Your company's usage and charges in a month, with discounts and a month-end projection",
         security: [{ bearerAuth: [] }],
         querystring: UsageQuery,

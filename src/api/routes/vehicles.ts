@@ -104,6 +104,7 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Vehicles'],
+        operationId: 'listVehicles',
         summary: 'List active vehicles with their latest state, newest change first',
         security,
         querystring: VehicleListQuery,
@@ -128,6 +129,7 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Vehicles'],
+        operationId: 'getVehicle',
         summary: 'Get one vehicle with its latest state and health',
         security,
         params: VehicleParams,
@@ -151,6 +153,7 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Vehicles'],
+        operationId: 'updateVehicle',
         summary: 'Update license_plate, name or odometer_miles',
         description:
           'Only license_plate, name and odometer_miles are accepted. An odometer write is a reading taken now ' +
@@ -190,6 +193,7 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Vehicles'],
+        operationId: 'refreshVehicle',
         summary: "Pull this vehicle's latest data from its provider now",
         description:
           'Queues a pull of the vehicle from its telematics provider; concurrent refreshes of one vehicle with the same ' +

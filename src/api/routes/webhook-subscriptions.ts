@@ -102,6 +102,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'createWebhookSubscription',
         summary: 'Subscribe an HTTPS URL to run events; the signing secret is returned once',
         description: `409 LIMIT_REACHED when the company already has WEBHOOK_SUBSCRIPTIONS_PER_COMPANY subscriptions.`,
         security,
@@ -126,6 +127,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'listWebhookSubscriptions',
         summary: 'List webhook subscriptions',
         security,
         response: { 200: Envelope(Type.Array(Subscription)), ...authErrorResponses },
@@ -140,6 +142,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'getWebhookSubscription',
         summary: 'Get a webhook subscription (never its secret)',
         security,
         params: SubscriptionParams,
@@ -159,6 +162,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'deleteWebhookSubscription',
         summary: 'Delete a webhook subscription; it receives nothing more',
         security,
         params: SubscriptionParams,
@@ -178,6 +182,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'testWebhookSubscription',
         summary: 'Send test: delivers webhook.test, a fully synthetic run, to this subscription',
         description: 'At most WEBHOOK_TESTS_PER_MINUTE per company; more answer 429 RATE_LIMITED with Retry-After.',
         security,
@@ -206,6 +211,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: 'Deliveries to this subscription, newest first, with their attempts',
         security,
         params: SubscriptionParams,

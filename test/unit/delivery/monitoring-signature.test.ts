@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { signMonitoringBody } from '../../../src/delivery/sign.js';
-import { verifyMonitoringSignature } from '../../../src/delivery/verify.js';
+import { verifyMonitoringSignature } from '../../../packages/sdk/src/signatures.js';
 
 // GitHub's published vector for the same scheme (X-Hub-Signature-256), from GitHub's "Validating webhook deliveries".
 const secret = "It's a Secret to Everybody";

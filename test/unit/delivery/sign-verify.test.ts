@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signCoreBody } from '../../../src/delivery/sign.js';
-import { verifyServiceSignature } from '../../../src/delivery/verify.js';
+import { verifyServiceSignature } from '../../../packages/sdk/src/signatures.js';
 
 const secret = 'whsec_test_secret';
 const body = Buffer.from('{"event":"run.created","event_id":"evt_1"}');

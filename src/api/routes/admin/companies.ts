@@ -52,6 +52,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateCompany',
         summary: 'Create a company',
         security: adminSecurity,
         body: CompanyCreate,
@@ -70,6 +71,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListCompanies',
         summary: 'List companies',
         security: adminSecurity,
         querystring: PageOnlyQuery,
@@ -88,6 +90,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminGetCompany',
         summary: 'Get a company',
         security: adminSecurity,
         params: CompanyParams,
@@ -104,6 +107,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminUpdateCompany',
         summary: "Change a company's name, external ids or settings",
         security: adminSecurity,
         params: CompanyParams,
@@ -128,6 +132,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateApiKey',
         summary: 'Create an API key (the key is shown once)',
         description: '409 LIMIT_REACHED when the company already has API_KEYS_PER_COMPANY live (unrevoked) keys.',
         security: adminSecurity,
@@ -148,6 +153,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListApiKeys',
         summary: 'List API keys (never the keys themselves)',
         security: adminSecurity,
         params: CompanyParams,
@@ -165,6 +171,7 @@ export const companyAdminRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminRevokeApiKey',
         summary: 'Revoke an API key; it answers 401 from then on',
         security: adminSecurity,
         params: Type.Object({ key_id: PathId }),

@@ -48,6 +48,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminGetCompanyHealthConfig',
         summary: "A company's health overrides and the resulting configuration",
         security: adminSecurity,
         params: CompanyParams,
@@ -66,6 +67,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminReplaceCompanyHealthConfig',
         summary:
           "Replace a company's health overrides (thresholds, maintenance schedules); applies from each vehicle's next evaluation",
         security: adminSecurity,
@@ -86,6 +88,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminReplaceVehicleHealthConfig',
         summary: "Replace a vehicle's health overrides (over the company's); re-evaluates the vehicle",
         security: adminSecurity,
         params: VehicleParams,
@@ -108,6 +111,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateServiceEntry',
         summary: 'Record a service done outside runs; maintenance intervals restart from it',
         security: adminSecurity,
         params: VehicleParams,
@@ -138,6 +142,7 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListServiceEntries',
         summary: "A vehicle's recorded service entries, newest first",
         security: adminSecurity,
         params: VehicleParams,

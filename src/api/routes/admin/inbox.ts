@@ -69,6 +69,7 @@ export async function inboxAdminRoutes(fastify: FastifyInstance, deps: { pool: P
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListFailedInboxRows',
         summary: 'Parked inbox rows: payloads that failed on their own, oldest first',
         security: adminSecurity,
         querystring: FailedQuery,
@@ -95,6 +96,7 @@ export async function inboxAdminRoutes(fastify: FastifyInstance, deps: { pool: P
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminGetInboxRow',
         summary: 'One inbox row: its state, counts, error and the start of its payload',
         security: adminSecurity,
         params: Type.Object({ inbox_id: PathId }),

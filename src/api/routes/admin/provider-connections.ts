@@ -150,6 +150,7 @@ export async function providerConnectionAdminRoutes(
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateProviderConnection',
         summary: 'Connect a telematics provider; secrets are encrypted and never returned',
         security: adminSecurity,
         params: CompanyParams,
@@ -185,6 +186,7 @@ export async function providerConnectionAdminRoutes(
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListProviderConnections',
         summary: "List a company's provider connections",
         security: adminSecurity,
         params: CompanyParams,
@@ -206,6 +208,7 @@ export async function providerConnectionAdminRoutes(
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminGetProviderConnection',
         summary: 'A provider connection with its pull status and the vehicles it reports that are not mapped',
         security: adminSecurity,
         params: ConnectionParams,
@@ -228,6 +231,7 @@ export async function providerConnectionAdminRoutes(
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminDeactivateProviderConnection',
         summary: 'Deactivate a provider connection: pushes answer 404, pulls stop; stored data stays',
         security: adminSecurity,
         params: ConnectionParams,

@@ -45,6 +45,7 @@ export const rosterAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = asyn
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminAddRosterMember',
         summary: 'Add a shop or technician to the dispatch roster',
         security: adminSecurity,
         params: CompanyParams,
@@ -72,6 +73,7 @@ export const rosterAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = asyn
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListRoster',
         summary: 'The dispatch roster',
         security: adminSecurity,
         params: CompanyParams,
@@ -89,6 +91,7 @@ export const rosterAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = asyn
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminRemoveRosterMember',
         summary: 'Take a member off the roster (no new proposals)',
         security: adminSecurity,
         params: Type.Object({ member_id: PathId }),

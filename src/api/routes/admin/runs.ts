@@ -17,6 +17,7 @@ import { enqueueAfterCommit } from '../../../queue/after-commit.js';
 
 interface OperationRoute {
   path: string;
+  operationId: string;
   summary: string;
   body?: TSchema;
   operation: (body: never) => RunOperation;
@@ -25,6 +26,7 @@ interface OperationRoute {
 /** An operation whose `operation` receives the body its schema validated (none: `{}`). */
 function operationRoute<T extends TSchema = TSchema>(r: {
   path: string;
+  operationId: string;
   summary: string;
   body?: T;
   operation: (body: Static<T>) => RunOperation;
@@ -35,12 +37,14 @@ function operationRoute<T extends TSchema = TSchema>(r: {
 const operationRoutes: OperationRoute[] = [
   operationRoute({
     path: 'propose',
+    operationId: 'adminProposeRun',
     summary: 'Propose or re-propose an appointment window (run.appointment_updated)',
     body: AppointmentWindow,
     operation: (b) => ({ kind: 'propose', start: new Date(b.start), end: new Date(b.end) }),
   }),
   operationRoute({
     path: 'confirm',
+    operationId: 'adminConfirmRun',
     summary: 'Confirm the proposed window, or the given one (run.appointment_confirmed)',
     body: OptionalAppointmentWindow,
     operation: (b) => ({
@@ -51,27 +55,37 @@ const operationRoutes: OperationRoute[] = [
   }),
   operationRoute({
     path: 'cancel',
+    operationId: 'adminCancelRun',
     summary: 'Cancel the appointment (run.appointment_cancelled)',
     operation: () => ({ kind: 'cancel' }),
   }),
-  operationRoute({ path: 'start', summary: 'Start work: open → in_progress', operation: () => ({ kind: 'start' }) }),
+  operationRoute({
+    path: 'start',
+    operationId: 'adminStartRun',
+    summary: 'Start work: open → in_progress',
+    operation: () => ({ kind: 'start' }),
+  }),
   operationRoute({
     path: 'complete',
+    operationId: 'adminCompleteRun',
     summary: 'Complete the run (run.completed)',
     operation: () => ({ kind: 'complete' }),
   }),
   operationRoute({
     path: 'reopen',
+    operationId: 'adminReopenRun',
     summary: 'Reopen a completed or dismissed run',
     operation: () => ({ kind: 'reopen' }),
   }),
   operationRoute({
     path: 'dismiss',
+    operationId: 'adminDismissRun',
     summary: 'Dismiss the run; a live appointment is cancelled',
     operation: () => ({ kind: 'dismiss' }),
   }),
   operationRoute({
     path: 'dispatch-proposal',
+    operationId: 'adminProposeRunDispatch',
     summary: 'Propose sending the run to a shop or technician (run.dispatch_proposed)',
     body: DispatchProposalBody,
     operation: (b) => ({ kind: 'dispatch_proposal', assignee: b.assignee, reason: b.reason }),
@@ -88,6 +102,7 @@ export const runAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: Que
       {
         schema: {
           tags: ['Operator'],
+          operationId: route.operationId,
           summary: route.summary,
           security: adminSecurity,
           params: Type.Object({ run_id: PathId }),

@@ -20,6 +20,7 @@ export const serviceRequestAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateServiceRequest',
         summary: "Request service: creates a run (201) or folds into the vehicle's open run (200)",
         security: adminSecurity,
         params: CompanyParams,

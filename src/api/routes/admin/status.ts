@@ -46,6 +46,7 @@ export async function statusAdminRoutes(
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminGetStatus',
         summary: 'Queue depths, ingest lag and delivery backlogs',
         security: adminSecurity,
         response: { 200: Envelope(StatusView), ...adminErrors },

@@ -38,6 +38,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateUser',
         summary: 'Create a console user of the company (the password is never echoed)',
         security: adminSecurity,
         params: CompanyParams,
@@ -63,6 +64,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async 
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminDisableUser',
         summary: 'Disable a console user; their sessions end at once',
         security: adminSecurity,
         params: Type.Object({ user_id: PathId }),

@@ -34,6 +34,7 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues:
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminCreateVehicle',
         summary: 'Add a vehicle to a company',
         security: adminSecurity,
         params: CompanyParams,
@@ -54,6 +55,7 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues:
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminListVehicles',
         summary: "List a company's vehicles, deactivated ones included",
         security: adminSecurity,
         params: CompanyParams,
@@ -74,6 +76,7 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues:
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminUpdateVehicle',
         summary: 'Change vehicle attributes (absent fields stay, null clears)',
         security: adminSecurity,
         params: VehicleParams,
@@ -95,6 +98,7 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues:
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminDeactivateVehicle',
         summary: 'Deactivate a vehicle (it leaves GET /vehicles; its history stays)',
         security: adminSecurity,
         params: VehicleParams,
@@ -115,6 +119,7 @@ export const vehicleAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues:
     {
       schema: {
         tags: ['Operator'],
+        operationId: 'adminTransferVehicle',
         summary: 'Move a vehicle to another company (its history stays with the VIN)',
         description:
           'Ends the current ownership and starts the new one at `at`; the provider connection, home location and ' +

@@ -1,10 +1,11 @@
 /**
- * Receiver-side checks of our webhook signatures, shipped so subscribers (and our own tests) have
- * a reference implementation. Pure apart from the default clock, which `options.nowSeconds`
- * replaces. Never throws on hostile input: every malformed header is a refusal with a reason.
+ * Receiver-side checks of the service's webhook signatures, the counterpart of its signer
+ * (src/delivery/sign.ts in the service's repository; the tests sign with it). Pure apart from the
+ * default clock, which `options.nowSeconds` replaces. Never throws on hostile input: every
+ * malformed header is a refusal with a reason. `verifyCoreWebhook` and `verifyMonitoringWebhook`
+ * (webhooks.ts) are the throwing forms most receivers want.
  */
-import { timingSafeEqual } from 'node:crypto';
-import { coreSignature, monitoringSignature } from './sign.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type ServiceSignatureResult =
   { ok: true; timestamp: number } | { ok: false; reason: 'missing' | 'malformed' | 'expired' | 'mismatch' };
@@ -28,6 +29,16 @@ function digestEquals(given: string, expectedHex: string): boolean {
   const a = Buffer.from(given, 'hex');
   const b = Buffer.from(expectedHex, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Hex HMAC-SHA256 of `${t}.` followed by the body bytes: what `Service-Signature`'s v1 carries. */
+function coreSignature(secret: string, body: Buffer, timestampSeconds: number): string {
+  return createHmac('sha256', secret).update(`${timestampSeconds}.`, 'utf8').update(body).digest('hex');
+}
+
+/** Hex HMAC-SHA256 of the body bytes: what `X-Service-Signature`'s sha256 carries. */
+function monitoringSignature(secret: string, body: Buffer): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
 }
 
 function toBuffer(rawBody: Buffer | string): Buffer {
@@ -60,7 +71,7 @@ function parseServiceSignature(header: string): { timestamp: number; signatures:
   return { timestamp, signatures };
 }
 
-/** Verifies a core `Service-Signature` header against the raw request body (docs/webhooks.md). */
+/** Verifies a core `Service-Signature` header against the raw request body. */
 export function verifyServiceSignature(
   header: string | undefined,
   rawBody: Buffer | string,
@@ -87,8 +98,8 @@ export function verifyServiceSignature(
 export type MonitoringSignatureResult = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'mismatch' };
 
 /**
- * Verifies a monitoring `X-Service-Signature: sha256=<hex>` header against the raw request body
- * (docs/api.md "Webhooks"). There is no timestamp to age: a monitoring body is byte-identical on
+ * Verifies a monitoring `X-Service-Signature: sha256=<hex>` header against the raw request body.
+ * There is no timestamp to age: a monitoring body is byte-identical on
  * every attempt, so receivers drop repeats by `event_id` instead.
  */
 export function verifyMonitoringSignature(
