@@ -1,5 +1,5 @@
 /**
- * What finding and creating a core webhook subscription and Send test do, shared by the public API
+ * What finding, creating and deleting a core webhook subscription and Send test do, shared by the public API
  * (src/api/routes/webhook-subscriptions.ts) and the developer console, so both take the same code path.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,6 +8,7 @@ import { findCompany } from '../db/companies.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import {
   countSubscriptions,
+  deleteSubscription,
   findSubscription,
   insertSubscription,
   insertWebhookEvents,
@@ -32,6 +33,17 @@ export async function requireWebhookSubscription(
   const subscription = isRecordId(id) ? await findSubscription(pool, companyId, id) : null;
   if (!subscription) throw notFound('webhook subscription');
   return subscription;
+}
+
+/** The subscription receives nothing more; 404 for one already deleted or not the company's. */
+export async function removeWebhookSubscription(
+  pool: Pool,
+  companyId: string,
+  id: string,
+): Promise<SubscriptionRecord> {
+  const deleted = isRecordId(id) ? await deleteSubscription(pool, companyId, id) : null;
+  if (!deleted) throw notFound('webhook subscription');
+  return deleted;
 }
 
 export interface CreatedSubscription {

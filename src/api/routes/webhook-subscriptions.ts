@@ -7,12 +7,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import type { Pool } from '../../db/pool.js';
 import { attemptsListed } from '../../db/monitoring-deliveries.js';
-import { countDeliveries, deleteSubscription, listDeliveries, listSubscriptions } from '../../db/webhooks.js';
+import { countDeliveries, listDeliveries, listSubscriptions } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
-import { notFound, rateLimited } from '../../errors.js';
+import { rateLimited } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
 import {
   createWebhookSubscription,
+  removeWebhookSubscription,
   requireWebhookSubscription,
   sendWebhookTest,
 } from '../../webhooks/subscription-actions.js';
@@ -29,7 +30,6 @@ import {
   authErrorResponses,
   ok,
 } from '../../web/schemas.js';
-import { isRecordId } from '../../domain/ids.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -170,9 +170,8 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const id = request.params.subscription_id;
-      const deleted = isRecordId(id) ? await deleteSubscription(deps.pool, request.principal.companyId, id) : null;
-      if (!deleted) throw notFound('webhook subscription');
+      const { companyId } = request.principal;
+      const deleted = await removeWebhookSubscription(deps.pool, companyId, request.params.subscription_id);
       return ok(presentWebhookSubscription(deleted));
     },
   );
