@@ -72,7 +72,8 @@ export interface Meta {
   version: string | null;
 }
 
-const sdkVersion = '0.1.0';
+/** package.json's version (test/client.test.ts keeps them equal): sent in User-Agent. */
+export const sdkVersion = '0.1.0';
 const retriedStatuses = new Set([429, 502, 503, 504]);
 const idempotentMethods = new Set<HttpMethod>(['GET', 'PUT', 'DELETE']);
 

@@ -3,6 +3,7 @@
  * and how long it waits, and what it throws. The same client against the real service:
  * test/integration/sdk.test.ts at the repository root.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -16,6 +17,7 @@ import {
   UnprocessableEntityError,
   type Meta,
 } from '../src/index.js';
+import { sdkVersion } from '../src/transport.js';
 
 interface Seen {
   method: string;
@@ -72,7 +74,11 @@ describe('requests', () => {
     expect(seen[0]!.url.href).toBe('https://fleet.example.com/api/v1/vehicles/v%2F1');
     expect(seen[0]!.headers.get('authorization')).toBe(`Bearer ${apiKey}`);
     expect(seen[0]!.headers.get('content-type')).toBe('application/json');
-    expect(seen[0]!.headers.get('user-agent')).toMatch(/^fleet-telematics-sdk\//);
+    expect(seen[0]!.headers.get('user-agent')).toBe(`fleet-telematics-sdk/${sdkVersion}`);
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(sdkVersion).toBe(manifest.version);
     expect(seen[0]!.headers.get('idempotency-key')).toBeNull();
   });
 
