@@ -53,6 +53,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async 
         email: body.email,
         name: body.name,
         passwordHash: await hashPassword(body.password),
+        role: 'admin',
       });
       if (!user) throw invalidRequest([{ field: 'email', message: 'is already used by another console user' }]);
       return reply.code(201).send(ok(presentUser(user)));
