@@ -23,7 +23,8 @@ export const auditActions = {
 } as const;
 export type AuditAction = keyof typeof auditActions;
 
-export type AuditTargetType = 'api_key' | 'webhook_subscription' | 'monitoring_subscription' | 'user';
+export const auditTargetTypes = ['api_key', 'webhook_subscription', 'monitoring_subscription', 'user'] as const;
+export type AuditTargetType = (typeof auditTargetTypes)[number];
 
 /** A console user acts under their email. */
 export function userActor(user: { userId: string; email: string }): AuditActor {

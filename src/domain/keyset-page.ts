@@ -71,3 +71,16 @@ export async function readPage<T>(
   }
   return pageOf(fetched, request, cursorOf);
 }
+
+/** The cursor of a row ordered by (time, id). */
+export function timeCursor(at: Date, id: string): string {
+  return encodeCursor([at.toISOString(), id]);
+}
+
+/** The (time, id) a cursor names, or null when it is not one: the list then starts at the top. */
+export function parseTimeCursor(cursor: string | null): { at: Date; id: string } | null {
+  const parts = cursor === null ? null : decodeCursor(cursor, 2);
+  if (!parts) return null;
+  const [at, id] = parts as [string, string];
+  return Number.isNaN(Date.parse(at)) || id.length > 40 ? null : { at: new Date(at), id };
+}

@@ -5,6 +5,7 @@
  * buffer is bounded: past `maxBufferedRows` (Postgres slow or down) rows are dropped and counted,
  * since a log of requests must never cost the requests themselves. Closing flushes what is left.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
 import { insertApiRequests, type ApiRequestRow } from '../db/api-request-log.js';
 import type { Pool } from '../db/pool.js';
@@ -74,4 +75,19 @@ export class RequestLogRecorder {
     await this.flushing;
     await this.flush();
   }
+}
+
+/** The row of a request made with an API key: its path without the query, never a header or body. */
+export function requestLogRow(request: FastifyRequest, reply: FastifyReply): ApiRequestRow {
+  const queryAt = request.url.indexOf('?');
+  return {
+    companyId: request.principal.companyId,
+    requestedAt: new Date(Date.now() - reply.elapsedTime),
+    method: request.method,
+    path: queryAt < 0 ? request.url : request.url.slice(0, queryAt),
+    status: reply.statusCode,
+    durationMs: reply.elapsedTime,
+    apiKeyId: request.principal.keyId,
+    keyPrefix: request.principal.keyPrefix,
+  };
 }

@@ -2,17 +2,19 @@
  * Webhook subscriptions of the caller's company (docs/webhooks.md "Subscriptions API"): create
  * (the signing secret is returned once), list, get, delete, Send test, and delivery attempts.
  */
+import { apiKeyActor } from '../../audit/record.js';
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import type { Pool } from '../../db/pool.js';
 import { attemptsListed } from '../../db/monitoring-deliveries.js';
-import { countDeliveries, deleteSubscription, listDeliveries, listSubscriptions } from '../../db/webhooks.js';
+import { countDeliveries, listDeliveries, listSubscriptions } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
-import { notFound, rateLimited } from '../../errors.js';
+import { rateLimited } from '../../errors.js';
 import type { Queues } from '../../queue/queues.js';
 import {
   createWebhookSubscription,
+  removeWebhookSubscription,
   requireWebhookSubscription,
   sendWebhookTest,
 } from '../../webhooks/subscription-actions.js';
@@ -29,7 +31,6 @@ import {
   authErrorResponses,
   ok,
 } from '../../web/schemas.js';
-import { isRecordId } from '../../domain/ids.js';
 
 const security = [{ bearerAuth: [] }];
 
@@ -115,6 +116,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const { subscription, signingSecret } = await createWebhookSubscription(
         deps,
         request.principal.companyId,
+        apiKeyActor(request.principal),
         body.url,
         body.events,
       );
@@ -170,9 +172,9 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const id = request.params.subscription_id;
-      const deleted = isRecordId(id) ? await deleteSubscription(deps.pool, request.principal.companyId, id) : null;
-      if (!deleted) throw notFound('webhook subscription');
+      const { companyId } = request.principal;
+      const actor = apiKeyActor(request.principal);
+      const deleted = await removeWebhookSubscription(deps.pool, companyId, actor, request.params.subscription_id);
       return ok(presentWebhookSubscription(deleted));
     },
   );

@@ -4,31 +4,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listApiKeys } from '../../db/api-keys.js';
 import { listApiRequests, type ApiRequestRecord } from '../../db/api-request-log.js';
 import { listAuditEvents } from '../../db/audit-events.js';
-import { decodeCursor, encodeCursor, readPage, type PageRequest } from '../../domain/keyset-page.js';
+import { decodeCursor, encodeCursor, parseTimeCursor, readPage, timeCursor } from '../../domain/keyset-page.js';
 import { requestLogRetentionDays } from '../../domain/partitions.js';
-import { isRecordId } from '../../api/schemas/common.js';
-import type { ConsoleDeps } from '../plugin.js';
+import { isRecordId } from '../../domain/ids.js';
+import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { activityPage } from '../views/activity.js';
 import { requestsPage, statusClasses } from '../views/requests.js';
+import { PageFields, pageRequestOf } from './paging.js';
 
 /** Rows per page of both lists. */
 const pageRows = 50;
 
-const cursorParam = Type.Optional(Type.String({ maxLength: 200 }));
-const PageQuery = Type.Object({ next: cursorParam, previous: cursorParam });
+const PageQuery = Type.Object(PageFields);
 const RequestsQuery = Type.Object({
-  next: cursorParam,
-  previous: cursorParam,
+  ...PageFields,
   status: Type.Optional(Type.String({ maxLength: 3 })),
   key: Type.Optional(Type.String({ maxLength: 100 })),
 });
-
-/** The page a `?next=` or `?previous=` link asks for; a cursor that is not one reads the first page. */
-export function pageRequestOf(query: { next?: string; previous?: string }, limit = pageRows): PageRequest {
-  if (query.previous) return { direction: 'previous', cursor: query.previous, limit };
-  return { direction: 'next', cursor: query.next || null, limit };
-}
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -36,7 +29,7 @@ export const activityPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
   app.get('/console/activity', { schema: { hide: true, querystring: PageQuery } }, async (request, reply) => {
     const { companyId } = request.consoleSession;
     const events = await readPage(
-      pageRequestOf(request.query),
+      pageRequestOf(request.query, pageRows),
       (direction, cursor, limit) => {
         const [id] = (cursor && decodeCursor(cursor, 1)) || [];
         const known = id !== undefined && /^\d{1,18}$/.test(id);
@@ -54,14 +47,13 @@ export const activityPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app,
     const filter = { statusClass, apiKeyId: keyId };
     const since = new Date(deps.now().getTime() - requestLogRetentionDays * dayMs);
     const requests = await readPage(
-      pageRequestOf(request.query),
+      pageRequestOf(request.query, pageRows),
       (direction, cursor, limit) => {
-        const [at, id] = (cursor && decodeCursor(cursor, 2)) || [];
-        const known = at !== undefined && !Number.isNaN(Date.parse(at)) && /^\d{1,18}$/.test(id ?? '');
-        const position = known ? { requestedAt: new Date(at), id: id! } : null;
-        return listApiRequests(deps.pool, companyId, filter, since, known ? direction : 'next', position, limit);
+        const at = parseTimeCursor(cursor);
+        const position = at && /^\d{1,18}$/.test(at.id) ? { requestedAt: at.at, id: at.id } : null;
+        return listApiRequests(deps.pool, companyId, filter, since, position ? direction : 'next', position, limit);
       },
-      (r: ApiRequestRecord) => encodeCursor([r.requestedAt.toISOString(), r.id]),
+      (r: ApiRequestRecord) => timeCursor(r.requestedAt, r.id),
     );
     const keys = await listApiKeys(deps.pool, companyId);
     return reply
