@@ -116,7 +116,7 @@ export const teamPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, dep
 };
 
 export const accountPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
-  app.get('/console/account/password', { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
+  app.get('/console/account', { schema: { hide: true, querystring: FlashQuery } }, async (request, reply) => {
     const refused = await takeFlash(deps, request, 'refused', 'account', request.query.refused);
     const notice = request.query.done ? 'Password changed. Your other sessions were signed out.' : null;
     return reply
@@ -124,7 +124,7 @@ export const accountPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
       .send(passwordPage(viewer(request), { notice, error: refused?.error ?? null }));
   });
 
-  app.post('/console/account/password', { schema: { hide: true, body: PasswordForm } }, async (request, reply) => {
+  app.post('/console/account', { schema: { hide: true, body: PasswordForm } }, async (request, reply) => {
     const { current, next } = request.body;
     const outcome =
       next.length < minPasswordLength
@@ -136,6 +136,6 @@ export const accountPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
         draft: null,
       });
     }
-    return reply.redirect('/console/account/password?done=1', 303);
+    return reply.redirect('/console/account?done=1', 303);
   });
 };

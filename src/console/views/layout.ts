@@ -95,9 +95,7 @@ export function page(options: {
         </nav>
         <div class="account">
           <span class="who">${viewer.name}</span>
-          <a href="/console/account/password" ${section === 'account' ? html`aria-current="page"` : ''}
-            >Change password</a
-          >
+          <a href="/console/account" ${section === 'account' ? html`aria-current="page"` : ''}>Change password</a>
           <form method="post" action="/console/sign-out" class="sign-out">
             ${csrfField(viewer.csrfToken)}
             <button type="submit">Sign out</button>

@@ -107,7 +107,7 @@ export function teamPage(viewer: Viewer, view: TeamView): string {
 
 export function passwordPage(viewer: Viewer, view: { notice: string | null; error: string | null }): string {
   const body = html`${alertBox(view.error)} ${noticeBox(view.notice)}
-    <form method="post" action="/console/account/password" class="stack">
+    <form method="post" action="/console/account" class="stack">
       ${csrfField(viewer.csrfToken)}
       <label for="current-password">Current password</label>
       <input id="current-password" name="current" type="password" required autocomplete="current-password" />
