@@ -8,6 +8,7 @@ export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   consoleSignIns: Counter<'outcome'>;
+  requestLogDropped: Counter;
   jobDuration: Histogram<'queue' | 'job' | 'outcome'>;
   samplesIngested: Counter<'provider' | 'result'>;
   samplesRejected: Counter<'provider' | 'reason'>;
@@ -40,6 +41,11 @@ export function createMetrics(process: string): Metrics {
       name: 'console_sign_ins_total',
       help: 'Console sign-in attempts by outcome: signed_in and wrong_password (the password was checked), limited (429, not checked), busy (503, not checked).',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    requestLogDropped: new Counter({
+      name: 'request_log_rows_dropped_total',
+      help: "Rows of the console's request log not written: its buffer was full or Postgres refused the batch.",
       registers: [registry],
     }),
     jobDuration: new Histogram({

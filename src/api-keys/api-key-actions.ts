@@ -4,8 +4,10 @@
  * company: each live key has its own rate limit, so the cap bounds what one company can draw.
  */
 import type { Config } from '../config.js';
-import { countLiveApiKeys, insertApiKey, type ApiKeyRecord } from '../db/api-keys.js';
-import type { Pool, Queryable } from '../db/pool.js';
+import { recordAudit } from '../audit/record.js';
+import { countLiveApiKeys, insertApiKey, revokeCompanyApiKey, type ApiKeyRecord } from '../db/api-keys.js';
+import type { AuditActor } from '../db/audit-events.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import type { RedisConnection } from '../queue/connection.js';
 import { generateApiKey } from '../security/api-keys.js';
 import { broadcastRevocation, type ApiKeyCache } from './api-key-cache.js';
@@ -57,4 +59,21 @@ export async function announceRevocation(
 ): Promise<void> {
   deps.keyCache.evict(keyId);
   await broadcastRevocation(deps.redis, deps.keyCache.channel, keyId);
+}
+
+/**
+ * Revokes one of the company's keys from the console, with its audit row in the same
+ * transaction; null when the company has no such key. The caller announces the revocation.
+ */
+export function revokeCompanyKey(
+  pool: Pool,
+  companyId: string,
+  actor: AuditActor,
+  id: string,
+): Promise<ApiKeyRecord | null> {
+  return withTransaction(pool, async (tx) => {
+    const key = await revokeCompanyApiKey(tx, companyId, id);
+    if (key) await recordAudit(tx, companyId, actor, 'api_key.revoked', { type: 'api_key', id: key.id });
+    return key;
+  });
 }

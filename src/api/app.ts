@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { ConnectionCache } from '../ingest/connection-cache.js';
+import { RequestLogRecorder, requestLogRow } from '../request-log/recorder.js';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { KeyRateLimiter } from './key-rate-limiter.js';
 import { VehicleJsonCache } from './vehicle-json-cache.js';
@@ -37,6 +38,7 @@ import { geofenceRoutes } from './routes/geofences.js';
 import { historyReportRoutes, type HistoryPdfRenderer } from './routes/history-report.js';
 import { instantVerifyRoutes } from './routes/instant-verify.js';
 import { usageRoutes } from './routes/usage.js';
+import { auditEventRoutes } from './routes/audit-events.js';
 import { companyAdminRoutes } from './routes/admin/companies.js';
 import { vehicleAdminRoutes } from './routes/admin/vehicles.js';
 import { serviceRequestAdminRoutes } from './routes/admin/service-requests.js';
@@ -150,8 +152,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     () => now().getTime(),
   );
   app.addHook('onClose', () => rateLimiter.close());
+  // The console's Requests page: one row per authenticated request, written in batches off the
+  // request path and flushed when the app closes (before the service ends the pool).
+  const requestLog = new RequestLogRecorder(deps.pool, deps.log, deps.metrics.requestLogDropped);
+  app.addHook('onClose', () => requestLog.close());
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
+    api.addHook('onResponse', async (request, reply) => {
+      // Refused before a key was known (401, or 429 for failed authentications): no company to show it to.
+      if (request.principal === undefined) return;
+      requestLog.record(requestLogRow(request, reply));
+    });
     api.addHook('preHandler', async (request, reply) => {
       const decision = rateLimiter.take(request.principal.keyId);
       reply.header('x-ratelimit-limit', decision.limit);
@@ -200,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
       await v1.register(usageRoutes, { pool: deps.pool, now });
+      await v1.register(auditEventRoutes, { pool: deps.pool });
     },
     { prefix: '/v1' },
   );

@@ -9,13 +9,15 @@ import { findActiveApiKey, touchApiKey } from '../db/api-keys.js';
 import type { Pool } from '../db/pool.js';
 import { AppError, rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
-import { hasApiKeyShape, hashApiKey } from '../security/api-keys.js';
-import type { ApiKeyCache } from '../api-keys/api-key-cache.js';
+import { apiKeyPrefix, hasApiKeyShape, hashApiKey } from '../security/api-keys.js';
+import type { ApiKeyCache, CachedPrincipal } from '../api-keys/api-key-cache.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 export interface Principal {
   keyId: string;
   companyId: string;
+  /** The key's visible prefix, what the request log and the audit log show for it. */
+  keyPrefix: string;
 }
 
 declare module 'fastify' {
@@ -39,7 +41,7 @@ function unauthorized(reply: FastifyReply, message: string): AppError {
 // last_used_at is written at most once a minute per key and process, off the request path.
 const touchIntervalMs = 60_000;
 
-async function lookUp(pool: Pool, cache: ApiKeyCache, token: string, now: number): Promise<Principal | null> {
+async function lookUp(pool: Pool, cache: ApiKeyCache, token: string, now: number): Promise<CachedPrincipal | null> {
   const hash = hashApiKey(token);
   const cacheKey = hash.toString('base64');
   const cached = cache.get(cacheKey, now);
@@ -73,7 +75,7 @@ export function apiKeyAuthentication(pool: Pool, cache: ApiKeyCache, log: Logger
         token ? 'invalid or revoked API key' : 'missing API key: send Authorization: Bearer <API_KEY>',
       );
     }
-    request.principal = principal;
+    request.principal = { ...principal, keyPrefix: apiKeyPrefix(token!) };
     if ((lastTouched.get(principal.keyId) ?? 0) < now - touchIntervalMs) {
       lastTouched.set(principal.keyId, now);
       touchApiKey(pool, principal.keyId).catch((err: unknown) => log.warn({ err }, 'could not record API key use'));

@@ -24,9 +24,9 @@ const usage = `fleetctl <command> [options]
                            [--provider samsara|geotab|motive|smartcar|traccar|generic|simulator]
                            [--provider-vehicle-id id]
   vehicle list <company-id>
-  user add --company <id> --email <e> --name <n> [--password <p>]
-                                            console user; without --password one is generated and
-                                            printed once
+  user add --company <id> --email <e> --name <n> [--role admin|developer] [--password <p>]
+                                            console user (admin by default); without --password one
+                                            is generated and printed once
   user disable <user-id>                    the user cannot sign in; their sessions end
   vehicle transfer <vehicle-id> <company-id> [--at <ISO time>]
                                             move a vehicle to another company (its history stays
@@ -164,6 +164,7 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       limit: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      role: { type: 'string' },
       at: { type: 'string' },
       watch: { type: 'boolean', default: false },
       interval: { type: 'string' },
@@ -262,12 +263,13 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       const user = await call(config, 'POST', `/companies/${companyId}/users`, {
         email: required(values.email, '--email'),
         name: required(values.name, '--name'),
+        ...(values.role === undefined ? {} : { role: values.role }),
         password,
       });
       const generated = values.password === undefined;
       out.print(generated ? { ...user, password } : user, () =>
         [
-          `created console user ${user.email}\nid: ${user.id}`,
+          `created console user ${user.email}\nid: ${user.id}\nrole: ${user.role}`,
           ...(generated ? [`\n\n  password: ${password}\n\nShown once: give it to the user now.`] : []),
         ].join(''),
       );

@@ -24,7 +24,7 @@ export interface Asset {
   version: string;
 }
 
-const assetNames = ['console.css', 'revoke-dialog.js', 'live.js', 'favicon.svg'] as const;
+const assetNames = ['console.css', 'confirm-dialog.js', 'live.js', 'favicon.svg'] as const;
 export type AssetName = (typeof assetNames)[number];
 
 function load(name: AssetName): Asset {

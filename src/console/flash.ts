@@ -1,6 +1,7 @@
 /**
  * One-time messages across POST/redirect/GET (docs/console.md). A form's POST answers 303 to its page
- * with `?created=<id>` (what a create made that is shown once: the new key, the signing secret) or
+ * with `?created=<id>` (what a create made that is shown once: the new key, the signing secret, a
+ * temporary password) or
  * `?refused=<id>` (why the action was refused, with what was typed so the form shows it again), and
  * that page shows the message once. Messages are stored server-side, sealed with SECRETS_KEY, and
  * read by their id and the session together, so another session (or a leaked URL) cannot read
@@ -20,6 +21,8 @@ interface Drafts {
   'api-keys': { name: string };
   webhooks: { url: string; events: string[] } | null;
   monitoring: null;
+  team: { email: string; name: string; role: string } | null;
+  account: null;
 }
 
 /** What each kind of message carries, per page. */
@@ -27,6 +30,7 @@ export interface Flashes {
   created: {
     'api-keys': { name: string | null; key: string };
     webhooks: { url: string; signingSecret: string };
+    team: { email: string; temporaryPassword: string };
   };
   refused: { [P in keyof Drafts]: { error: string; draft: Drafts[P] } };
 }

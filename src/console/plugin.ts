@@ -13,11 +13,13 @@ import { AppError } from '../errors.js';
 import { assets } from './assets.js';
 import type { ConsoleDeps } from './deps.js';
 import { sendConsoleError } from './errors.js';
+import { activityPages } from './routes/activity.js';
 import { apiKeyPages } from './routes/api-keys.js';
 import { monitoringPages } from './routes/monitoring.js';
 import { sessionPages, signInPages } from './routes/sign-in.js';
 import { usagePages } from './routes/usage.js';
 import { vehiclePages } from './routes/vehicles.js';
+import { accountPages, teamPages } from './routes/team.js';
 import { webhookPages } from './routes/webhooks.js';
 import { csrfTokenMatches, fromConsoleOrigin, hashSessionToken, sessionTokenFrom } from './session.js';
 import { SignInLimiter } from './sign-in-limiter.js';
@@ -131,5 +133,8 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     await signedIn.register(webhookPages, deps);
     await signedIn.register(monitoringPages, deps);
     await signedIn.register(usagePages, deps);
+    await signedIn.register(activityPages, deps);
+    await signedIn.register(accountPages, deps);
+    await signedIn.register(teamPages, deps);
   });
 }

@@ -1,3 +1,4 @@
+import type { ConsoleRole } from './console-users.js';
 import type { Queryable } from './pool.js';
 
 export interface ConsoleSessionRecord {
@@ -6,6 +7,7 @@ export interface ConsoleSessionRecord {
   companyId: string;
   email: string;
   name: string;
+  role: ConsoleRole;
   companyName: string;
   csrfToken: string;
   lastSeenAt: Date;
@@ -48,7 +50,7 @@ export async function findConsoleSession(
 ): Promise<ConsoleSessionRecord | null> {
   const result = await q.query<ConsoleSessionRecord>({
     name: 'find-console-session',
-    text: `SELECT s.id, s.user_id AS "userId", u.company_id AS "companyId", u.email, u.name, c.name AS "companyName",
+    text: `SELECT s.id, s.user_id AS "userId", u.company_id AS "companyId", u.email, u.name, u.role, c.name AS "companyName",
                   s.csrf_token AS "csrfToken", s.last_seen_at AS "lastSeenAt"
            FROM console_sessions s JOIN console_users u ON u.id = s.user_id JOIN companies c ON c.id = u.company_id
            WHERE s.token_hash = $1 AND u.disabled_at IS NULL AND NOT ${sessionEnded}`,
@@ -64,6 +66,11 @@ export async function touchConsoleSession(q: Queryable, id: string, now: Date): 
 
 export async function deleteConsoleSession(q: Queryable, tokenHash: Buffer): Promise<void> {
   await q.query(`DELETE FROM console_sessions WHERE token_hash = $1`, [tokenHash]);
+}
+
+/** Ends every other session of the user (a changed password signs out their other browsers). */
+export async function deleteOtherConsoleSessions(q: Queryable, userId: string, keptSessionId: string): Promise<void> {
+  await q.query(`DELETE FROM console_sessions WHERE user_id = $1 AND id <> $2`, [userId, keptSessionId]);
 }
 
 /** Deletes the user's sessions that can no longer be used; run at each sign-in so rows do not pile up. */

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { migrationsDir } from '../paths.js';
 import type { Logger } from '../log.js';
 import { createPool, type Pool } from './pool.js';
+import { ensureApiRequestLogPartitions } from './api-request-log.js';
 import { ensureReadingPartitions } from './readings.js';
 
 export interface Migration {
@@ -79,6 +80,7 @@ export async function migrate(pool: Pool, log: Logger, migrations = readMigratio
       log.info({ migration: migration.id }, 'migration applied');
     }
     await ensureReadingPartitions(client, new Date());
+    await ensureApiRequestLogPartitions(client, new Date());
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [migrationLockKey]).catch(() => {});
     client.release();
@@ -96,8 +98,8 @@ export async function pendingMigrations(pool: Pool, migrationIds: readonly strin
 }
 
 /**
- * Creates the database when missing, applies migrations and the coming readings partitions
- * (advisory-locked, so replicas may race). Returns the migrations it applied.
+ * Creates the database when missing, applies migrations and the coming readings and request log
+ * partitions (advisory-locked, so replicas may race). Returns the migrations it applied.
  */
 export async function prepareDatabase(databaseUrl: string, log: Logger): Promise<string[]> {
   if (await ensureDatabase(databaseUrl)) log.info('database created');

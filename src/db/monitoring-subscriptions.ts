@@ -69,6 +69,36 @@ export async function listMonitoringSubscriptions(
   return result.rows;
 }
 
+/**
+ * A page of the company's live subscriptions next to the cursor row (its creation time and id),
+ * newest first: older ones for 'next', newer ones for 'previous' (the newest when the cursor is
+ * null). Only one branch of the union runs (its direction test is a one-time filter). Times are
+ * compared to the millisecond, the precision a cursor carries through a JavaScript Date.
+ */
+export async function listLiveMonitoringSubscriptionsPage(
+  q: Queryable,
+  companyId: string,
+  direction: 'next' | 'previous',
+  cursor: { createdAt: Date; id: string } | null,
+  limit: number,
+): Promise<MonitoringSubscriptionRecord[]> {
+  const result = await q.query<MonitoringSubscriptionRecord>(
+    `SELECT ${columns} FROM (
+       (SELECT * FROM monitoring_subscriptions
+        WHERE $2 = 'next' AND company_id = $1 AND deleted_at IS NULL
+          AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4::uuid))
+        ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5)
+       UNION ALL
+       (SELECT * FROM monitoring_subscriptions
+        WHERE $2 = 'previous' AND company_id = $1 AND deleted_at IS NULL
+          AND (date_trunc('milliseconds', created_at), id) > ($3::timestamptz, $4::uuid)
+        ORDER BY date_trunc('milliseconds', created_at), id LIMIT $5)) page
+     ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC`,
+    [companyId, direction, cursor?.createdAt ?? null, cursor?.id ?? null, limit],
+  );
+  return result.rows;
+}
+
 /** The list's total; with `{deleted: false, vehicleId: null}`, the count the per-company cap checks. */
 export async function countMonitoringSubscriptions(
   q: Queryable,

@@ -3,12 +3,13 @@
  * retention, in batches (src/db/batched-delete.ts).
  */
 import type { Config } from '../config.js';
+import { deleteAuditEventsBefore } from '../db/audit-events.js';
 import { deleteInBatches } from '../db/batched-delete.js';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency.js';
 import { deleteProcessedInboxRows } from '../db/inbox.js';
 import type { Pool } from '../db/pool.js';
 import { deleteSettledWebhookHistory } from '../db/webhooks.js';
-import { retentionCutoff } from '../domain/retention.js';
+import { auditRetentionDays, retentionCutoff } from '../domain/retention.js';
 import type { Logger } from '../log.js';
 import { purgeExpiredMonitoringHistory } from '../monitoring/retention.js';
 
@@ -21,13 +22,19 @@ export interface PurgeDeps {
 
 /**
  * `maintenance.purge-expired`: processed inbox rows past INBOX_RETENTION_DAYS, settled core
- * webhook history past WEBHOOK_RETENTION_DAYS, and the console flashes nobody will read. The
+ * webhook history past WEBHOOK_RETENTION_DAYS, audit events past their 365 days, and the console
+ * flashes nobody will read. The
  * console's purge (src/console/flash.ts) is handed in: the console sits above this folder.
  */
 export async function purgeExpired(
   deps: PurgeDeps,
   purgeUnreadConsoleFlashes: () => Promise<number>,
-): Promise<{ inboxRowsDeleted: number; webhookEventsDeleted: number; consoleFlashesDeleted: number }> {
+): Promise<{
+  inboxRowsDeleted: number;
+  webhookEventsDeleted: number;
+  consoleFlashesDeleted: number;
+  auditEventsDeleted: number;
+}> {
   const inboxBefore = retentionCutoff(deps.now(), deps.config.inboxRetentionDays);
   const webhooksBefore = retentionCutoff(deps.now(), deps.config.webhookRetentionDays);
   const inboxRowsDeleted = inboxBefore
@@ -37,12 +44,14 @@ export async function purgeExpired(
     ? await deleteInBatches((limit) => deleteSettledWebhookHistory(deps.pool, webhooksBefore, limit))
     : 0;
   const consoleFlashesDeleted = await purgeUnreadConsoleFlashes();
-  if (inboxRowsDeleted + webhookEventsDeleted + consoleFlashesDeleted > 0)
+  const auditBefore = retentionCutoff(deps.now(), auditRetentionDays)!;
+  const auditEventsDeleted = await deleteInBatches((limit) => deleteAuditEventsBefore(deps.pool, auditBefore, limit));
+  if (inboxRowsDeleted + webhookEventsDeleted + consoleFlashesDeleted + auditEventsDeleted > 0)
     deps.log.info(
-      { inboxRowsDeleted, webhookEventsDeleted, consoleFlashesDeleted },
-      'inbox rows and webhook history past retention, and unread console flashes, purged',
+      { inboxRowsDeleted, webhookEventsDeleted, consoleFlashesDeleted, auditEventsDeleted },
+      'inbox rows, webhook history and audit events past retention, and unread console flashes, purged',
     );
-  return { inboxRowsDeleted, webhookEventsDeleted, consoleFlashesDeleted };
+  return { inboxRowsDeleted, webhookEventsDeleted, consoleFlashesDeleted, auditEventsDeleted };
 }
 
 /** `maintenance.purge-monitoring`: monitoring events past their tier's retention (src/monitoring/retention.ts). */

@@ -13,7 +13,9 @@ import {
   insertMonitoringSubscription,
   type MonitoringSubscriptionRecord,
 } from '../db/monitoring-subscriptions.js';
-import type { Pool } from '../db/pool.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import { recordAudit } from '../audit/record.js';
+import type { AuditActor } from '../db/audit-events.js';
 import { findActiveVehicle } from '../db/vehicles.js';
 import { isRecordId } from '../domain/ids.js';
 import { invalidRequest, notFound, type FieldError } from '../errors.js';
@@ -96,6 +98,7 @@ export async function subscribeToMonitoring(
     config: Pick<Config, 'webhookAllowNets' | 'monitoringSubscriptionsPerCompany' | 'secretsKey'>;
   },
   companyId: string,
+  actor: AuditActor,
   request: MonitoringSubscribeRequest,
 ): Promise<CreatedMonitoringSubscription> {
   const { tier } = request;
@@ -121,8 +124,8 @@ export async function subscribeToMonitoring(
     count: (q, company) => countMonitoringSubscriptions(q, company, { deleted: false, vehicleId: null }),
   };
   const signingSecret = newSecret('whsec_');
-  const subscription = await createWithinCap(deps.pool, cap, companyId, (tx) =>
-    insertMonitoringSubscription(tx, {
+  const subscription = await createWithinCap(deps.pool, cap, companyId, async (tx) => {
+    const created = await insertMonitoringSubscription(tx, {
       companyId,
       vehicleId: request.vehicleId,
       webhookUrl: request.webhookUrl,
@@ -133,18 +136,27 @@ export async function subscribeToMonitoring(
         ...(geofenceIds ? { geofence_ids: geofenceIds.map((id) => id.toLowerCase()) } : {}),
       }),
       secretCiphertext: encryptSecret(deps.config.secretsKey, signingSecret),
-    }),
-  );
+    });
+    await recordAudit(tx, companyId, actor, 'monitoring_subscription.created', {
+      type: 'monitoring_subscription',
+      id: created.id,
+    });
+    return created;
+  });
   return { subscription, signingSecret };
 }
 
 /** Detection stops; the subscription stays readable as deleted. 404 for one already deleted or not the company's. */
-export async function removeMonitoringSubscription(
+export function removeMonitoringSubscription(
   pool: Pool,
   companyId: string,
+  actor: AuditActor,
   id: string,
 ): Promise<MonitoringSubscriptionRecord> {
-  const deleted = isRecordId(id) ? await deleteMonitoringSubscription(pool, companyId, id) : null;
-  if (!deleted) throw notFound('monitoring subscription');
-  return deleted;
+  return withTransaction(pool, async (tx) => {
+    const deleted = isRecordId(id) ? await deleteMonitoringSubscription(tx, companyId, id) : null;
+    if (!deleted) throw notFound('monitoring subscription');
+    await recordAudit(tx, companyId, actor, 'monitoring_subscription.deleted', { type: 'monitoring_subscription', id });
+    return deleted;
+  });
 }

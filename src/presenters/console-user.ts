@@ -7,6 +7,7 @@ export function presentUser(user: ConsoleUserRecord) {
     company_id: user.companyId,
     email: user.email,
     name: user.name,
+    role: user.role,
     created_at: user.createdAt.toISOString(),
     disabled_at: user.disabledAt?.toISOString() ?? null,
   };

@@ -12,7 +12,12 @@ export interface GeneratedApiKey {
 /** A new key: 32 random bytes (256 bits), shown once; only its SHA-256 is stored. */
 export function generateApiKey(): GeneratedApiKey {
   const key = keyMarker + randomBytes(32).toString('base64url');
-  return { key, prefix: key.slice(0, keyMarker.length + 6), hash: hashApiKey(key) };
+  return { key, prefix: apiKeyPrefix(key), hash: hashApiKey(key) };
+}
+
+/** The part of a key shown wherever it is named (lists, logs): the marker and 6 random characters. */
+export function apiKeyPrefix(key: string): string {
+  return key.slice(0, keyMarker.length + 6);
 }
 
 const keyShape = /^fk_[A-Za-z0-9_-]{43}$/;

@@ -3,9 +3,11 @@
  * (src/api/routes/webhook-subscriptions.ts) and the developer console, so both take the same code path.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { recordAudit } from '../audit/record.js';
+import type { AuditActor } from '../db/audit-events.js';
 import type { Config } from '../config.js';
 import { findCompany } from '../db/companies.js';
-import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import {
   countSubscriptions,
   deleteSubscription,
@@ -35,17 +37,6 @@ export async function requireWebhookSubscription(
   return subscription;
 }
 
-/** The subscription receives nothing more; 404 for one already deleted or not the company's. */
-export async function removeWebhookSubscription(
-  pool: Pool,
-  companyId: string,
-  id: string,
-): Promise<SubscriptionRecord> {
-  const deleted = isRecordId(id) ? await deleteSubscription(pool, companyId, id) : null;
-  if (!deleted) throw notFound('webhook subscription');
-  return deleted;
-}
-
 export interface CreatedSubscription {
   subscription: SubscriptionRecord;
   /** Shown once; stored sealed with SECRETS_KEY. */
@@ -60,6 +51,7 @@ export interface CreatedSubscription {
 export async function createWebhookSubscription(
   deps: { pool: Pool; config: Config },
   companyId: string,
+  actor: AuditActor,
   url: string,
   events: string[],
   alongside?: (tx: Queryable, created: CreatedSubscription) => Promise<void>,
@@ -79,8 +71,31 @@ export async function createWebhookSubscription(
       events,
       secretCiphertext: encryptSecret(deps.config.secretsKey, signingSecret),
     });
+    await recordAudit(tx, companyId, actor, 'webhook_subscription.created', {
+      type: 'webhook_subscription',
+      id: subscription.id,
+    });
     await alongside?.(tx, { subscription, signingSecret });
     return { subscription, signingSecret };
+  });
+}
+
+/**
+ * Deletes the company's subscription with its audit row: from the commit on, the relay fans no
+ * event out to it and the delivery worker sends nothing more to it. 404 for one already deleted
+ * or not the company's.
+ */
+export function removeWebhookSubscription(
+  pool: Pool,
+  companyId: string,
+  actor: AuditActor,
+  id: string,
+): Promise<SubscriptionRecord> {
+  return withTransaction(pool, async (tx) => {
+    const deleted = isRecordId(id) ? await deleteSubscription(tx, companyId, id) : null;
+    if (!deleted) throw notFound('webhook subscription');
+    await recordAudit(tx, companyId, actor, 'webhook_subscription.deleted', { type: 'webhook_subscription', id });
+    return deleted;
   });
 }
 

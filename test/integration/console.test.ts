@@ -4,19 +4,15 @@
  * locators only (the names docs/console.md uses). One browser for the file; each flow gets its own context
  * (its own cookies). With CONSOLE_SCREENSHOTS=1 the tour saves docs/images/console-<page>.png.
  */
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/paths.js';
 import { adminToken, createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { expectAccessible, expectOneHeading, expectShownOnce, shoot, textOf } from '../helpers/browser.js';
 
-const axeSource = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-const screenshots = process.env.CONSOLE_SCREENSHOTS === '1';
 const password = 'correct horse battery staple';
 /** API_KEYS_PER_COMPANY here: low, so a company reaches it with a few keys. */
 const keyCap = 4;
@@ -91,32 +87,6 @@ async function signIn(page: Page, email: string, pass = password): Promise<void>
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** axe-core on the current page: no serious or critical violation. */
-async function expectAccessible(page: Page): Promise<void> {
-  // Evaluated through the DevTools protocol: a script tag would be refused by the console's CSP.
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as any).axe;
-    const result = await axe.run((globalThis as any).document);
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-  });
-  expect(violations).toEqual([]);
-}
-
-/** One h1, inside the main landmark. */
-async function expectOneHeading(page: Page, name: string | RegExp): Promise<void> {
-  await page.getByRole('main').getByRole('heading', { level: 1, name }).waitFor();
-  expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
-}
-
-/** The text of the one element the locator finds, once it is there. */
-async function textOf(locator: Locator): Promise<string> {
-  await locator.waitFor();
-  return (await locator.textContent())!.trim();
-}
-
 /** Navigation Timing of the page just loaded: request start to the load event, in ms. */
 async function loadMs(page: Page): Promise<number> {
   return page.evaluate(() => {
@@ -137,18 +107,6 @@ async function liveKeyCount(companyId: string): Promise<number> {
 
 async function subscriptionCount(owner: Tenant): Promise<number> {
   return (await t.api('GET', '/webhook-subscriptions', owner.key)).json().data.length;
-}
-
-/** After a reload or Back on the page that showed a one-time secret: the field is gone, the page says why. */
-async function expectShownOnce(page: Page, label: string, secret: string, notice: RegExp): Promise<void> {
-  expect(await textOf(page.getByRole('status'))).toMatch(notice);
-  expect(await page.getByLabel(label).count()).toBe(0);
-  expect(await page.content()).not.toContain(secret);
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  if (screenshots)
-    await page.screenshot({ path: join(projectRoot, 'docs', 'images', `console-${name}.png`), fullPage: true });
 }
 
 beforeAll(async () => {

@@ -71,7 +71,7 @@ describe('fleetctl', () => {
     const added = await run('user', 'add', '--company', id, '--email', 'dev@console.test', '--name', 'Dev');
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(
-      /^created console user dev@console\.test\nid: [0-9a-f-]{36}\n\n {2}password: \S{24}\n\nShown once/,
+      /^created console user dev@console\.test\nid: [0-9a-f-]{36}\nrole: admin\n\n {2}password: \S{24}\n\nShown once/,
     );
     const userId = /id: (\S+)/.exec(added.stdout)![1]!;
     const password = /password: (\S+)/.exec(added.stdout)![1]!;

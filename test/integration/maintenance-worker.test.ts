@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { listApiRequestLogPartitions } from '../../src/db/api-request-log.js';
 import { listReadingPartitions } from '../../src/db/readings.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -166,6 +167,7 @@ describe('maintenance worker', () => {
       inboxRowsDeleted: 1,
       webhookEventsDeleted: 2,
       consoleFlashesDeleted: 0,
+      auditEventsDeleted: 0,
     });
     const inboxLeft = await t.pool.query(`SELECT payload FROM ingest_inbox WHERE connection_id = $1 ORDER BY payload`, [
       connection.id,
@@ -227,6 +229,44 @@ describe('maintenance worker', () => {
     });
     const left = await t.pool.query(`SELECT page FROM console_flashes`);
     expect(left.rows.map((r) => r.page)).toEqual(['just written']);
+  });
+
+  it('keeps the request log a week by dropping whole days, with partitions a week ahead', async () => {
+    // The worker's clock is 2031-06-10T00:00:00Z: 2031-06-02 ended more than 7 days before it, the 3rd did not.
+    await t.pool.query(`SELECT ensure_api_request_log_partitions('2031-06-01', 3)`);
+    const job = await queues.queue('maintenance').add('maintenance.ensure-partitions', {});
+    await expect.poll(() => job.getState(), { timeout: 15_000 }).toBe('completed');
+    const days = (await listApiRequestLogPartitions(t.pool)).map((p) => p.day);
+    expect(days).toEqual([
+      '2031-06-03',
+      '2031-06-09',
+      '2031-06-10',
+      '2031-06-11',
+      '2031-06-12',
+      '2031-06-13',
+      '2031-06-14',
+      '2031-06-15',
+      '2031-06-16',
+      '2031-06-17',
+    ]);
+  });
+
+  it('purges audit events past their 365 days', async () => {
+    const company = (await t.admin('POST', '/companies', { name: 'Audit' })).json().data.id;
+    const event = (label: string, occurredAt: string) =>
+      t.pool.query(
+        `INSERT INTO audit_events (company_id, actor_kind, actor_id, actor_label, action, target_type, target_id, occurred_at)
+         VALUES ($1, 'user', gen_random_uuid(), $2, 'sign_in.succeeded', 'user', 'x', $3)`,
+        [company, label, occurredAt],
+      );
+    // 365 days before 2031-06-10 is 2030-06-10.
+    await event('old', '2030-06-09T23:59:59Z');
+    await event('kept', '2030-06-10T00:00:01Z');
+    const job = await queues.queue('maintenance').add('maintenance.purge-expired', {});
+    await expect.poll(() => job.getState(), { timeout: 15_000 }).toBe('completed');
+    expect((await queues.queue('maintenance').getJob(job.id!))!.returnvalue).toMatchObject({ auditEventsDeleted: 1 });
+    const left = await t.pool.query(`SELECT actor_label FROM audit_events WHERE company_id = $1`, [company]);
+    expect(left.rows.map((r) => r.actor_label)).toEqual(['kept']);
   });
 
   it('rejects a malformed payload without running it', async () => {

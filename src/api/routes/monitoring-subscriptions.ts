@@ -4,6 +4,7 @@
  * with their attempts, and the dry run over stored history. Manual retry and recover are the
  * delivery pipeline's routes (docs/monitoring.md).
  */
+import { apiKeyActor } from '../../audit/record.js';
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -84,13 +85,18 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { body } = request;
-      const { subscription, signingSecret } = await subscribeToMonitoring(deps, request.principal.companyId, {
-        vehicleId: body.vehicle_id,
-        webhookUrl: body.webhook_url,
-        events: body.events,
-        tier: body.tier ?? 'standard',
-        options: body.options,
-      });
+      const { subscription, signingSecret } = await subscribeToMonitoring(
+        deps,
+        request.principal.companyId,
+        apiKeyActor(request.principal),
+        {
+          vehicleId: body.vehicle_id,
+          webhookUrl: body.webhook_url,
+          events: body.events,
+          tier: body.tier ?? 'standard',
+          options: body.options,
+        },
+      );
       return reply
         .code(201)
         .send(ok({ ...presentMonitoringSubscription(subscription), signing_secret: signingSecret }));
@@ -158,7 +164,12 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const { companyId } = request.principal;
       return ok(
         presentMonitoringSubscription(
-          await removeMonitoringSubscription(deps.pool, companyId, request.params.subscription_id),
+          await removeMonitoringSubscription(
+            deps.pool,
+            companyId,
+            apiKeyActor(request.principal),
+            request.params.subscription_id,
+          ),
         ),
       );
     },

@@ -2,6 +2,7 @@
  * Webhook subscriptions of the caller's company (docs/webhooks.md "Subscriptions API"): create
  * (the signing secret is returned once), list, get, delete, Send test, and delivery attempts.
  */
+import { apiKeyActor } from '../../audit/record.js';
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
@@ -115,6 +116,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const { subscription, signingSecret } = await createWebhookSubscription(
         deps,
         request.principal.companyId,
+        apiKeyActor(request.principal),
         body.url,
         body.events,
       );
@@ -171,7 +173,8 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { companyId } = request.principal;
-      const deleted = await removeWebhookSubscription(deps.pool, companyId, request.params.subscription_id);
+      const actor = apiKeyActor(request.principal);
+      const deleted = await removeWebhookSubscription(deps.pool, companyId, actor, request.params.subscription_id);
       return ok(presentWebhookSubscription(deleted));
     },
   );

@@ -2,9 +2,10 @@
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { announceRevocation, createApiKey } from '../../api-keys/api-key-actions.js';
+import { announceRevocation, createApiKey, revokeCompanyKey } from '../../api-keys/api-key-actions.js';
+import { recordAudit, userActor } from '../../audit/record.js';
 import { isRecordId } from '../../domain/ids.js';
-import { findActiveCompanyApiKey, listApiKeys, revokeCompanyApiKey, type ApiKeyRecord } from '../../db/api-keys.js';
+import { findActiveCompanyApiKey, listApiKeys, type ApiKeyRecord } from '../../db/api-keys.js';
 import { AppError, notFound } from '../../errors.js';
 import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../deps.js';
@@ -52,7 +53,9 @@ export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, d
     const { companyId, id: sessionId } = request.consoleSession;
     const name = request.body.name?.trim() || null;
     let flashId = '';
+    const actor = userActor(request.consoleSession);
     const outcome = await createApiKey(deps, companyId, name, async (tx, created) => {
+      await recordAudit(tx, companyId, actor, 'api_key.created', { type: 'api_key', id: created.record.id });
       flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'created', 'api-keys', {
         name,
         key: created.key,
@@ -75,7 +78,8 @@ export const apiKeyPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, d
     { schema: { hide: true, params: IdParams, body: RevokeForm } },
     async (request, reply) => {
       const { id } = request.params;
-      const key = isRecordId(id) ? await revokeCompanyApiKey(deps.pool, request.consoleSession.companyId, id) : null;
+      const session = request.consoleSession;
+      const key = isRecordId(id) ? await revokeCompanyKey(deps.pool, session.companyId, userActor(session), id) : null;
       if (!key) throw notFound('API key');
       await announceRevocation(deps, key.id).catch((err: unknown) =>
         request.log.warn(

@@ -9,26 +9,35 @@ import {
   monitoringDeliveryStatuses,
   type MonitoringDeliveryStatus,
 } from '../../db/monitoring-deliveries.js';
-import { listMonitoringSubscriptions } from '../../db/monitoring-subscriptions.js';
+import { listLiveMonitoringSubscriptionsPage } from '../../db/monitoring-subscriptions.js';
 import { listVehicleLabels } from '../../db/vehicles.js';
 import { AppError, notFound } from '../../errors.js';
 import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
-import { requireMonitoringSubscription } from '../../monitoring/subscription-actions.js';
+import { removeMonitoringSubscription, requireMonitoringSubscription } from '../../monitoring/subscription-actions.js';
+import { userActor } from '../../audit/record.js';
+import { isRecordId } from '../../domain/ids.js';
+import { parseTimeCursor, readPage, timeCursor } from '../../domain/keyset-page.js';
+import { deleteConfirmPage } from '../views/delete-confirm.js';
+import { PageFields, pageRequestOf } from './paging.js';
 import { asRefusal, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
-import { monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
+import { monitoringDeleteConsequence, monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
 import { Form, IdParams } from './forms.js';
 
 const StatusQuery = Type.Object({
+  ...PageFields,
   status: Type.Optional(Type.Union([StringEnum(monitoringDeliveryStatuses), Type.Literal('')])),
   retried: Type.Optional(Type.String({ maxLength: 100 })),
+  deleted: Type.Optional(Type.String({ maxLength: 2048 })),
   refused: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
 const RetryForm = Form({});
+const DeleteForm = Form({});
 
-const subscriptionsShown = 100;
+/** Subscriptions per page. */
+const subscriptionsShown = 20;
 const deliveriesShown = 20;
 
 function statusFilter(status: string | undefined): MonitoringDeliveryStatus | null {
@@ -49,18 +58,28 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
 
   async function render(
     request: FastifyRequest,
+    pageQuery: { next?: string; previous?: string },
     status: MonitoringDeliveryStatus | null,
     notice: string | null,
     error: string | null,
   ) {
     const { companyId } = request.consoleSession;
-    const subscriptions = await listMonitoringSubscriptions(
-      deps.pool,
-      companyId,
-      { deleted: false, vehicleId: null },
-      subscriptionsShown,
-      0,
+    const page = await readPage(
+      pageRequestOf(pageQuery, subscriptionsShown),
+      (direction, cursor, limit) => {
+        const at = parseTimeCursor(cursor);
+        const position = at && isRecordId(at.id) ? { createdAt: at.at, id: at.id } : null;
+        return listLiveMonitoringSubscriptionsPage(
+          deps.pool,
+          companyId,
+          position ? direction : 'next',
+          position,
+          limit,
+        );
+      },
+      (s) => timeCursor(s.createdAt, s.id),
     );
+    const subscriptions = page.rows;
     const names = await listVehicleLabels(deps.pool, companyId, [...new Set(subscriptions.map((s) => s.vehicleId))]);
     const entries = await Promise.all(
       subscriptions.map(async (subscription) => ({
@@ -72,6 +91,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
     );
     return monitoringPage(viewer(request), {
       subscriptions: entries,
+      page,
       statuses: monitoringDeliveryStatuses,
       status,
       notice,
@@ -80,11 +100,14 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
   }
 
   app.get('/console/monitoring', { schema: { hide: true, querystring: StatusQuery } }, async (request, reply) => {
-    const notice = request.query.retried ? 'Retry sent: the attempt appears under the delivery.' : null;
+    const { retried, deleted } = request.query;
+    let notice: string | null = null;
+    if (retried) notice = 'Retry sent: the attempt appears under the delivery.';
+    else if (deleted) notice = `Deleted the subscription of ${deleted}. It receives nothing more.`;
     const refused = await takeFlash(deps, request, 'refused', 'monitoring', request.query.refused);
     return reply
       .type('text/html; charset=utf-8')
-      .send(await render(request, statusFilter(request.query.status), notice, refused?.error ?? null));
+      .send(await render(request, request.query, statusFilter(request.query.status), notice, refused?.error ?? null));
   });
 
   app.get(
@@ -118,6 +141,39 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
       }
       if (!accepted) throw notFound('monitoring delivery');
       return reply.redirect(`/console/monitoring?retried=${accepted.deliveryId}`, 303);
+    },
+  );
+
+  app.get('/console/monitoring/:id/delete', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const { companyId } = request.consoleSession;
+    const subscription = await requireMonitoringSubscription(deps.pool, companyId, request.params.id);
+    if (subscription.deletedAt) throw notFound('monitoring subscription');
+    const names = await listVehicleLabels(deps.pool, companyId, [subscription.vehicleId]);
+    const vehicleName = names.get(subscription.vehicleId) ?? subscription.vehicleId;
+    return reply.type('text/html; charset=utf-8').send(
+      deleteConfirmPage(viewer(request), {
+        section: 'monitoring',
+        title: 'Delete monitoring subscription',
+        consequence: monitoringDeleteConsequence(vehicleName, subscription),
+        action: `/console/monitoring/${subscription.id}/delete`,
+        cancel: '/console/monitoring',
+      }),
+    );
+  });
+
+  // The public API's DELETE /v1/subscriptions/:id: the same action, audited as the user.
+  app.post(
+    '/console/monitoring/:id/delete',
+    { schema: { hide: true, params: IdParams, body: DeleteForm } },
+    async (request, reply) => {
+      const session = request.consoleSession;
+      const deleted = await removeMonitoringSubscription(
+        deps.pool,
+        session.companyId,
+        userActor(session),
+        request.params.id,
+      );
+      return reply.redirect(`/console/monitoring?deleted=${encodeURIComponent(deleted.webhookUrl)}`, 303);
     },
   );
 };

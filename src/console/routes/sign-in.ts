@@ -8,7 +8,8 @@ import {
   type SessionLifetime,
 } from '../../db/console-sessions.js';
 import { findConsoleUserForSignIn } from '../../db/console-users.js';
-import type { Pool } from '../../db/pool.js';
+import { withTransaction, type Pool } from '../../db/pool.js';
+import { recordAudit, userActor } from '../../audit/record.js';
 import { AppError } from '../../errors.js';
 import type { Metrics } from '../../metrics.js';
 import { unusablePasswordHash, verifyPassword } from '../../security/passwords.js';
@@ -84,6 +85,17 @@ export const signInPages: FastifyPluginAsyncTypebox<{
     }
     if (!user || !valid) {
       deps.signIns.inc({ outcome: 'wrong_password' });
+      // Only a known user's failures are the company's to see; an unknown email belongs to no company.
+      if (user) {
+        const target = { type: 'user', id: user.id } as const;
+        await recordAudit(
+          deps.pool,
+          user.companyId,
+          userActor({ userId: user.id, email: user.email }),
+          'sign_in.failed',
+          target,
+        );
+      }
       return reply
         .code(401)
         .type('text/html; charset=utf-8')
@@ -97,7 +109,13 @@ export const signInPages: FastifyPluginAsyncTypebox<{
     if (previous) await deleteConsoleSession(deps.pool, hashSessionToken(previous));
     await deleteExpiredConsoleSessions(deps.pool, user.id, deps.lifetime, now);
     const session = newSessionToken();
-    await insertConsoleSession(deps.pool, user.id, session.hash, newCsrfToken(), now);
+    await withTransaction(deps.pool, async (tx) => {
+      await insertConsoleSession(tx, user.id, session.hash, newCsrfToken(), now);
+      await recordAudit(tx, user.companyId, userActor({ userId: user.id, email: user.email }), 'sign_in.succeeded', {
+        type: 'user',
+        id: user.id,
+      });
+    });
     return reply.header('set-cookie', sessionCookie(request, session.token)).redirect('/console/vehicles', 303);
   });
 };

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import {
   createWebhookSubscription,
+  removeWebhookSubscription,
   requireWebhookSubscription,
   sendWebhookTest,
 } from '../../webhooks/subscription-actions.js';
@@ -14,7 +15,9 @@ import { AppError } from '../../errors.js';
 import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
-import { webhookDeliveries, webhooksPage, type WebhooksView } from '../views/webhooks.js';
+import { deleteConfirmPage } from '../views/delete-confirm.js';
+import { webhookDeleteConsequence, webhookDeliveries, webhooksPage, type WebhooksView } from '../views/webhooks.js';
+import { userActor } from '../../audit/record.js';
 import { Checkboxes, Form, IdParams } from './forms.js';
 
 const CreateForm = Form({
@@ -22,6 +25,7 @@ const CreateForm = Form({
   events: Checkboxes(50, runEventKinds.length),
 });
 const TestForm = Form({});
+const DeleteForm = Form({});
 
 /** Deliveries shown per subscription (the API pages through all of them). */
 const deliveriesShown = 20;
@@ -64,17 +68,19 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
           tested: Type.Optional(Type.String({ maxLength: 2048 })),
           created: Type.Optional(Type.String({ maxLength: 100 })),
           refused: Type.Optional(Type.String({ maxLength: 100 })),
+          deleted: Type.Optional(Type.String({ maxLength: 2048 })),
         }),
       },
     },
     async (request, reply) => {
-      const { tested, created: createdId, refused: refusedId } = request.query;
+      const { tested, created: createdId, refused: refusedId, deleted } = request.query;
       const created = await takeFlash(deps, request, 'created', 'webhooks', createdId);
       const refused = await takeFlash(deps, request, 'refused', 'webhooks', refusedId);
       let notice: string | null = null;
       if (created) notice = `Subscribed ${created.url}.`;
       else if (createdId) notice = 'The signing secret was shown once and is not shown again.';
       else if (tested) notice = `Test event queued for ${tested}; it appears under Deliveries in a moment.`;
+      else if (deleted) notice = `Deleted the subscription of ${deleted}. It receives nothing more.`;
       const draft = refused?.draft ?? { url: '', events: [] };
       return reply
         .type('text/html; charset=utf-8')
@@ -94,7 +100,8 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
     if (unknown.length > 0) return refuse(`Unknown event kinds: ${unknown.join(', ')}.`);
     const { companyId, id: sessionId } = request.consoleSession;
     let flashId = '';
-    const outcome = await createWebhookSubscription(deps, companyId, url, events, async (tx, created) => {
+    const actor = userActor(request.consoleSession);
+    const outcome = await createWebhookSubscription(deps, companyId, actor, url, events, async (tx, created) => {
       const message = { url: created.subscription.url, signingSecret: created.signingSecret };
       flashId = await putFlash(tx, deps.config.secretsKey, sessionId, 'created', 'webhooks', message);
     }).catch(asRefusal);
@@ -134,6 +141,35 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
         0,
       );
       return reply.type('text/html; charset=utf-8').send(webhookDeliveries(deliveries).text);
+    },
+  );
+
+  app.get('/console/webhooks/:id/delete', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const subscription = await requireSubscription(request, request.params.id);
+    return reply.type('text/html; charset=utf-8').send(
+      deleteConfirmPage(viewer(request), {
+        section: 'webhooks',
+        title: 'Delete webhook subscription',
+        consequence: webhookDeleteConsequence(subscription),
+        action: `/console/webhooks/${subscription.id}/delete`,
+        cancel: '/console/webhooks',
+      }),
+    );
+  });
+
+  // The public API's DELETE /api/v1/webhook-subscriptions/:id: the same action, audited as the user.
+  app.post(
+    '/console/webhooks/:id/delete',
+    { schema: { hide: true, params: IdParams, body: DeleteForm } },
+    async (request, reply) => {
+      const session = request.consoleSession;
+      const deleted = await removeWebhookSubscription(
+        deps.pool,
+        session.companyId,
+        userActor(session),
+        request.params.id,
+      );
+      return reply.redirect(`/console/webhooks?deleted=${encodeURIComponent(deleted.url)}`, 303);
     },
   );
 };

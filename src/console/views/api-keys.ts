@@ -66,7 +66,8 @@ export function apiKeysPage(viewer: Viewer, view: ApiKeysView): string {
                       <form
                         method="get"
                         action="/console/api-keys/${k.id}/revoke"
-                        data-revoke-label="${keyLabel(k)} (${k.keyPrefix}…)"
+                        data-confirm-dialog="revoke-dialog"
+                        data-confirm-text="Calls made with ${keyLabel(k)} (${k.keyPrefix}…) will be refused with 401 from now on. This cannot be undone."
                       >
                         <button type="submit" class="danger">Revoke</button>
                       </form>
@@ -78,14 +79,14 @@ export function apiKeysPage(viewer: Viewer, view: ApiKeysView): string {
     }
     <dialog id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby="revoke-what">
       <h2 id="revoke-title">Revoke API key?</h2>
-      <p id="revoke-what"></p>
+      <p id="revoke-what" data-confirm-text></p>
       <form method="post" action="/console/api-keys">
         ${csrfField(viewer.csrfToken)}
         <button type="submit" class="danger">Revoke</button>
         <button type="button" value="cancel" data-close>Cancel</button>
       </form>
     </dialog>`;
-  return page({ title: 'API keys', section: 'api-keys', viewer, body, scripts: ['revoke-dialog.js'] });
+  return page({ title: 'API keys', section: 'api-keys', viewer, body, scripts: ['confirm-dialog.js'] });
 }
 
 /** The confirmation without JavaScript (the dialog's fallback). */

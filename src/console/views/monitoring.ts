@@ -8,7 +8,8 @@ import type { MonitoringSubscriptionRecord } from '../../db/monitoring-subscript
 import { html, type Html } from '../html.js';
 import { time } from './format.js';
 import { deliveryTable } from './delivery-table.js';
-import { alertBox, csrfField, page, type Viewer } from './layout.js';
+import { deleteButton, deleteDialog } from './delete-confirm.js';
+import { alertBox, csrfField, page, pager, type Viewer } from './layout.js';
 
 export interface MonitoringView {
   subscriptions: Array<{
@@ -17,6 +18,8 @@ export interface MonitoringView {
     deliveries: MonitoringDeliveryRecord[];
     health: EndpointHealthRecord;
   }>;
+  /** Cursors of the subscriptions' pages (newest first). */
+  page: { next: string | null; previous: string | null };
   statuses: readonly MonitoringDeliveryStatus[];
   status: MonitoringDeliveryStatus | null;
   notice: string | null;
@@ -66,6 +69,10 @@ function endpointHealth(health: EndpointHealthRecord): Html {
   </p>`;
 }
 
+export function monitoringDeleteConsequence(vehicleName: string, s: MonitoringSubscriptionRecord): string {
+  return `Monitoring of ${vehicleName} stops and ${s.webhookUrl} receives nothing more from the moment you delete it; deliveries still owed are not sent. This cannot be undone.`;
+}
+
 export function monitoringPage(viewer: Viewer, view: MonitoringView): string {
   const query = view.status ? `?status=${view.status}` : '';
   const body = html`${alertBox(view.error)}
@@ -89,12 +96,15 @@ export function monitoringPage(viewer: Viewer, view: MonitoringView): string {
               html`<section class="card" aria-labelledby="mon-${s.id}">
                 <h2 id="mon-${s.id}">${vehicleName}: ${s.webhookUrl}</h2>
                 <p>Tier ${s.tier} · ${s.events.length} event kinds · created ${time(s.createdAt)}</p>
+                ${deleteButton(`/console/monitoring/${s.id}/delete`, monitoringDeleteConsequence(vehicleName, s))}
                 ${endpointHealth(health)}
                 <div data-live="/console/monitoring/${s.id}/deliveries${query}" aria-live="polite">
                   ${monitoringDeliveries(viewer.csrfToken, deliveries, view.status)}
                 </div>
               </section>`,
           )
-    }`;
-  return page({ title: 'Monitoring', section: 'monitoring', viewer, body, scripts: ['live.js'] });
+    }
+    ${pager('Subscription pages', (direction, cursor) => `/console/monitoring?${query ? `${query.slice(1)}&` : ''}${direction}=${cursor}`, view.page)}
+    ${deleteDialog(viewer.csrfToken, 'Delete monitoring subscription?')}`;
+  return page({ title: 'Monitoring', section: 'monitoring', viewer, body, scripts: ['live.js', 'confirm-dialog.js'] });
 }

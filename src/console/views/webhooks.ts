@@ -2,6 +2,7 @@ import type { DeliveryRecord, SubscriptionRecord } from '../../db/webhooks.js';
 import { html, type Html } from '../html.js';
 import { time } from './format.js';
 import { deliveryTable } from './delivery-table.js';
+import { deleteButton, deleteDialog } from './delete-confirm.js';
 import { alertBox, csrfField, page, type Viewer } from './layout.js';
 
 export interface WebhooksView {
@@ -27,6 +28,10 @@ export function webhookDeliveries(deliveries: DeliveryRecord[]): Html {
     rows: deliveries.map((d) => ({ ...d, lastResponse: attemptSummary(d) })),
     empty: 'No deliveries yet. Use Send test to check the endpoint now; run events arrive as they happen.',
   });
+}
+
+export function webhookDeleteConsequence(s: SubscriptionRecord): string {
+  return `${s.url} will receive no more events from the moment you delete it, test events included. This cannot be undone.`;
 }
 
 export function webhooksPage(viewer: Viewer, view: WebhooksView): string {
@@ -82,16 +87,20 @@ export function webhooksPage(viewer: Viewer, view: WebhooksView): string {
               html`<section class="card" aria-labelledby="sub-${s.id}">
                 <h3 id="sub-${s.id}">${s.url}</h3>
                 <p>Events: ${s.events.join(', ')} · created ${time(s.createdAt)}</p>
-                <form method="post" action="/console/webhooks/${s.id}/test" class="inline">
-                  ${csrfField(viewer.csrfToken)}
-                  <button type="submit">Send test</button>
-                </form>
+                <div class="actions">
+                  <form method="post" action="/console/webhooks/${s.id}/test" class="inline">
+                    ${csrfField(viewer.csrfToken)}
+                    <button type="submit">Send test</button>
+                  </form>
+                  ${deleteButton(`/console/webhooks/${s.id}/delete`, webhookDeleteConsequence(s))}
+                </div>
                 <h4>Deliveries</h4>
                 <div data-live="/console/webhooks/${s.id}/deliveries" aria-live="polite">
                   ${webhookDeliveries(deliveries)}
                 </div>
               </section>`,
           )
-    }`;
-  return page({ title: 'Webhooks', section: 'webhooks', viewer, body, scripts: ['live.js'] });
+    }
+    ${deleteDialog(viewer.csrfToken, 'Delete webhook subscription?')}`;
+  return page({ title: 'Webhooks', section: 'webhooks', viewer, body, scripts: ['live.js', 'confirm-dialog.js'] });
 }

@@ -1,11 +1,11 @@
 /** Operator API: company users of the developer console (docs/operator-api.md, docs/console.md). */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { disableConsoleUser, insertConsoleUser } from '../../../db/console-users.js';
+import { consoleRoles, disableConsoleUser, insertConsoleUser } from '../../../db/console-users.js';
 import type { Pool } from '../../../db/pool.js';
 import { invalidRequest, notFound } from '../../../errors.js';
 import { hashPassword, minPasswordLength } from '../../../security/passwords.js';
-import { Envelope, Nullable, PathId, Text, Timestamp, maxLength, ok } from '../../../web/schemas.js';
+import { Envelope, Nullable, PathId, StringEnum, Text, Timestamp, maxLength, ok } from '../../../web/schemas.js';
 import { isRecordId } from '../../../domain/ids.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 import { presentUser } from '../../../presenters/console-user.js';
@@ -15,6 +15,7 @@ const User = Type.Object({
   company_id: Type.String(),
   email: Type.String(),
   name: Type.String(),
+  role: StringEnum(consoleRoles),
   created_at: Timestamp,
   disabled_at: Nullable(Timestamp),
 });
@@ -23,6 +24,11 @@ const UserCreate = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: maxLength.email }),
     name: Text('name', { minLength: 1 }),
+    role: Type.Optional(
+      StringEnum(consoleRoles, {
+        description: 'admin (the default: manages the team in the console) or developer.',
+      }),
+    ),
     password: Type.String({
       minLength: minPasswordLength,
       maxLength: 1024,
@@ -53,6 +59,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async 
         email: body.email,
         name: body.name,
         passwordHash: await hashPassword(body.password),
+        role: body.role ?? 'admin',
       });
       if (!user) throw invalidRequest([{ field: 'email', message: 'is already used by another console user' }]);
       return reply.code(201).send(ok(presentUser(user)));

@@ -1,0 +1,118 @@
+import type { Queryable } from './pool.js';
+
+/** One public-API request as the Requests page shows it; nothing of its query, headers or body. */
+export interface ApiRequestRow {
+  companyId: string;
+  requestedAt: Date;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  status: number;
+  durationMs: number;
+  apiKeyId: string;
+  keyPrefix: string;
+}
+
+export interface ApiRequestRecord extends Omit<ApiRequestRow, 'companyId'> {
+  id: string;
+}
+
+/** A filter of the Requests page: a status class (2 for 2xx…) and one key, each optional. */
+export interface ApiRequestFilter {
+  statusClass: number | null;
+  apiKeyId: string | null;
+}
+
+/** Writes a batch of rows in one statement (one array parameter per column). */
+export async function insertApiRequests(q: Queryable, rows: readonly ApiRequestRow[]): Promise<void> {
+  await q.query({
+    name: 'insert-api-requests',
+    text: `INSERT INTO api_request_log (company_id, requested_at, method, path, status, duration_ms, api_key_id, key_prefix)
+           SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::smallint[], $6::real[],
+                                $7::uuid[], $8::text[])`,
+    values: [
+      rows.map((r) => r.companyId),
+      rows.map((r) => r.requestedAt),
+      rows.map((r) => r.method),
+      rows.map((r) => r.path),
+      rows.map((r) => r.status),
+      rows.map((r) => r.durationMs),
+      rows.map((r) => r.apiKeyId),
+      rows.map((r) => r.keyPrefix),
+    ],
+  });
+}
+
+/**
+ * Up to `limit` of the company's requests since `since` next to the cursor row (its time and
+ * id), newest first: older ones for 'next', newer ones for 'previous' (the newest when the cursor
+ * is null). Only one branch of the union runs (its direction test is a one-time filter).
+ */
+export async function listApiRequests(
+  q: Queryable,
+  companyId: string,
+  filter: ApiRequestFilter,
+  since: Date,
+  direction: 'next' | 'previous',
+  cursor: { requestedAt: Date; id: string } | null,
+  limit: number,
+): Promise<ApiRequestRecord[]> {
+  const matching = `company_id = $1 AND requested_at >= $2
+    AND ($3::int IS NULL OR status / 100 = $3::int) AND ($4::uuid IS NULL OR api_key_id = $4::uuid)`;
+  const result = await q.query<ApiRequestRecord>(
+    `SELECT id::text, requested_at AS "requestedAt", method, path, status, duration_ms AS "durationMs",
+            api_key_id AS "apiKeyId", key_prefix AS "keyPrefix"
+     FROM ((SELECT * FROM api_request_log
+            WHERE $5 = 'next' AND ${matching}
+              AND ($6::timestamptz IS NULL OR (requested_at, id) < ($6::timestamptz, $7::bigint))
+            ORDER BY requested_at DESC, id DESC LIMIT $8)
+           UNION ALL
+           (SELECT * FROM api_request_log
+            WHERE $5 = 'previous' AND ${matching} AND (requested_at, id) > ($6::timestamptz, $7::bigint)
+            ORDER BY requested_at, id LIMIT $8)) page
+     ORDER BY requested_at DESC, id DESC`,
+    [
+      companyId,
+      since,
+      filter.statusClass,
+      filter.apiKeyId,
+      direction,
+      cursor?.requestedAt ?? null,
+      cursor?.id ?? null,
+      limit,
+    ],
+  );
+  return result.rows;
+}
+
+/**
+ * Makes sure daily partitions exist from yesterday to a week ahead, so a week without the daily
+ * job still finds one for every request. Serialized like the readings partitions.
+ */
+export async function ensureApiRequestLogPartitions(q: Queryable, now: Date): Promise<number> {
+  const yesterday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1));
+  const result = await q.query<{ created: number }>(
+    `WITH locked AS (SELECT pg_advisory_xact_lock(hashtextextended('api_request_log partitions', 0)))
+     SELECT ensure_api_request_log_partitions($1::date, 9) AS created FROM locked`,
+    [yesterday.toISOString().slice(0, 10)],
+  );
+  return result.rows[0]!.created;
+}
+
+/** The daily partitions of `api_request_log`, by name and day (YYYY-MM-DD). */
+export async function listApiRequestLogPartitions(q: Queryable): Promise<Array<{ name: string; day: string }>> {
+  const { rows } = await q.query<{ name: string; day: string }>(
+    `SELECT c.relname AS name, replace(substr(c.relname, 17), '_', '-') AS day
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'api_request_log'::regclass AND c.relname ~ '^api_request_log_[0-9]{4}_[0-9]{2}_[0-9]{2}$'
+      ORDER BY c.relname`,
+  );
+  return rows;
+}
+
+/** Detaches and drops one daily partition: its rows go at once, without a DELETE or vacuum. */
+export async function dropApiRequestLogPartition(q: Queryable, name: string): Promise<void> {
+  if (!/^api_request_log_\d{4}_\d{2}_\d{2}$/.test(name)) throw new Error(`not an api_request_log partition: ${name}`);
+  await q.query(`ALTER TABLE api_request_log DETACH PARTITION ${name}`);
+  await q.query(`DROP TABLE ${name}`);
+}

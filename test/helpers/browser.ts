@@ -1,0 +1,51 @@
+/**
+ * Checks the console's Chromium tests share (test/integration/console*.test.ts): axe-core, the
+ * one h1, text of a locator, a one-time secret gone after a reload, and the screenshots that
+ * CONSOLE_SCREENSHOTS=1 saves to docs/images/console-<page>.png.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { projectRoot } from '../../src/paths.js';
+
+const axeSource = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const screenshots = process.env.CONSOLE_SCREENSHOTS === '1';
+
+/** axe-core on the current page: no serious or critical violation. */
+export async function expectAccessible(page: Page): Promise<void> {
+  // Evaluated through the DevTools protocol: a script tag would be refused by the console's CSP.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe;
+    const result = await axe.run((globalThis as any).document);
+    return result.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
+  });
+  expect(violations).toEqual([]);
+}
+
+/** One h1, inside the main landmark. */
+export async function expectOneHeading(page: Page, name: string | RegExp): Promise<void> {
+  await page.getByRole('main').getByRole('heading', { level: 1, name }).waitFor();
+  expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
+}
+
+/** The text of the one element the locator finds, once it is there. */
+export async function textOf(locator: Locator): Promise<string> {
+  await locator.waitFor();
+  return (await locator.textContent())!.trim();
+}
+
+/** After a reload or Back on the page that showed a one-time secret: the field is gone, the page says why. */
+export async function expectShownOnce(page: Page, label: string, secret: string, notice: RegExp): Promise<void> {
+  expect(await textOf(page.getByRole('status'))).toMatch(notice);
+  expect(await page.getByLabel(label).count()).toBe(0);
+  expect(await page.content()).not.toContain(secret);
+}
+
+export async function shoot(page: Page, name: string): Promise<void> {
+  if (screenshots)
+    await page.screenshot({ path: join(projectRoot, 'docs', 'images', `console-${name}.png`), fullPage: true });
+}
