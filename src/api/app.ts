@@ -13,6 +13,7 @@ import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import { CpuPool } from '../cpu-pool/pool.js';
 import type { Pool } from '../db/pool.js';
+import { ReadRouter } from '../db/read-routing.js';
 import { rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -25,6 +26,7 @@ import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from '../web/error-handler.js';
 import { installJsonBodies } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
+import { routeReads } from './read-pool.js';
 import { trackInFlightHandlers } from './in-flight.js';
 import { validatorCompiler } from '../web/validation.js';
 import { opsRoutes, type OpsDeps } from './routes/ops.js';
@@ -150,6 +152,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     () => now().getTime(),
   );
   app.addHook('onClose', () => rateLimiter.close());
+  // DATABASE_REPLICA_URLS: the public API's reads go to replicas that have the key's writes.
+  const reads = new ReadRouter({
+    config: deps.config,
+    primary: deps.pool,
+    redis: deps.redis,
+    log: deps.log,
+    metrics: deps.metrics,
+  });
+  await reads.start();
+  app.addHook('onClose', () => reads.close());
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
     api.addHook('preHandler', async (request, reply) => {
@@ -159,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.header('x-ratelimit-reset', decision.resetSeconds);
       if (!decision.allowed) throw rateLimited(decision.resetSeconds);
     });
+    routeReads(api, reads, deps.pool);
     // Not the per-key limit (above): the store of the routes' own limits (Send test), in Redis.
     await api.register(rateLimit, {
       global: false,

@@ -198,7 +198,8 @@ export class ReadRouter {
       };
       return replica;
     });
-    deps.redis.defineCommand('fleetRecordWriteLsn', { numberOfKeys: 1, lua: recordScript });
+    if (this.replicas.length > 0)
+      deps.redis.defineCommand('fleetRecordWriteLsn', { numberOfKeys: 1, lua: recordScript });
     this.scripts = deps.redis as unknown as RecordScript;
   }
 
