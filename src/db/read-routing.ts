@@ -116,12 +116,14 @@ export function isReplicaFailure(error: unknown): boolean {
 /**
  * Makes the replica's pool answer a read that fails for the replica's sake from the primary
  * instead. Promise-style `query` and `connect` only (all this code base uses); a failure inside a
- * transaction taken with `connect` is not retried.
+ * transaction taken with `connect` is not retried. The pool's own `query` calls `connect` with a
+ * callback: that form stays as it is, and its failures reach the `query` above.
  */
 function readsFallingBack(replica: Pool, primary: Pool, failed: (error: unknown) => void): Pool {
   type Query = (...args: unknown[]) => Promise<unknown>;
+  type Connect = (callback?: unknown) => Promise<PoolClient> | undefined;
   const query = replica.query.bind(replica) as Query;
-  const connect = replica.connect.bind(replica) as () => Promise<PoolClient>;
+  const connect = replica.connect.bind(replica) as Connect;
   return Object.assign(replica, {
     query: async (...args: unknown[]) => {
       try {
@@ -132,14 +134,13 @@ function readsFallingBack(replica: Pool, primary: Pool, failed: (error: unknown)
         return (primary.query as Query)(...args);
       }
     },
-    connect: async () => {
-      try {
-        return await connect();
-      } catch (error) {
+    connect: (callback?: unknown) => {
+      if (callback) return connect(callback);
+      return connect()!.catch((error: unknown) => {
         if (!isReplicaFailure(error)) throw error;
         failed(error);
         return primary.connect();
-      }
+      });
     },
   });
 }
