@@ -185,7 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       await publicApi(api);
-      await api.register(runRoutes, { pool: deps.pool });
+      await api.register(runRoutes);
       await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now, vehicleCache });
       await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
     },
@@ -212,7 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         renderPdf: deps.renderHistoryPdf,
       });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
-      await v1.register(usageRoutes, { pool: deps.pool, now });
+      await v1.register(usageRoutes, { now });
     },
     { prefix: '/v1' },
   );
