@@ -263,7 +263,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await admin.register(rosterAdminRoutes, { pool: deps.pool });
         await admin.register(inboxAdminRoutes, { pool: deps.pool });
         await admin.register(userAdminRoutes, { pool: deps.pool });
-        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
+        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, reads, now });
       },
       { prefix: '/admin/v1' },
     );

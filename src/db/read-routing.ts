@@ -18,7 +18,8 @@ import type { RedisConnection } from '../queue/connection.js';
 import { createPool, type Pool, type PoolClient, type PoolTimeouts } from './pool.js';
 import { lsnValue, readReplayPosition, readWalFlushLsn, readWalInsertLsn } from './replication.js';
 
-export type ReplicaState = 'starting' | 'in_use' | 'lagging' | 'unreachable' | 'not_a_replica';
+export const replicaStates = ['starting', 'in_use', 'lagging', 'unreachable', 'not_a_replica'] as const;
+export type ReplicaState = (typeof replicaStates)[number];
 
 export interface ReplicaStatus {
   /** host:port, never the credentials. */
@@ -51,6 +52,13 @@ interface Replica {
 interface Sample {
   at: number;
   lsn: bigint;
+}
+
+/** Where this process's reads went since it started, and its replicas as last checked. */
+export interface ReadRouting {
+  readsToPrimary: number;
+  readsToReplicas: number;
+  replicas: ReplicaStatus[];
 }
 
 export type ReadRoutingConfig = Pick<
@@ -271,7 +279,14 @@ export class ReadRouter {
     }
   }
 
-  status(): ReplicaStatus[] {
+  async routing(): Promise<ReadRouting> {
+    const { values } = await this.deps.metrics.readsRouted.get();
+    const toPrimary = values.find((value) => value.labels.target === 'primary')?.value ?? 0;
+    const total = values.reduce((sum, value) => sum + value.value, 0);
+    return { readsToPrimary: toPrimary, readsToReplicas: total - toPrimary, replicas: this.status() };
+  }
+
+  private status(): ReplicaStatus[] {
     return this.replicas.map((replica) => ({
       name: replica.name,
       state: replica.state,

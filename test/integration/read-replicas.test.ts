@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { fleetctl } from '../../src/cli/fleetctl.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { findActiveVehicle } from '../../src/db/vehicles.js';
 import { createLogger } from '../../src/log.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { adminToken, createTestApp, type TestApp } from '../helpers/app.js';
 import { replicaSupport, startReplica, type StreamingReplica } from '../helpers/replica.js';
 
 const support = await replicaSupport(inject('postgresUrl'));
@@ -57,6 +58,7 @@ describe.skipIf(!support.ok)('read replicas', () => {
   };
   /** The replica's own view of the vehicle's name, read past the API. */
   const onReplica = async (pool: Pool) => (await findActiveVehicle(pool, company.id, vehicleId))?.name;
+  const replicaState = async () => (await t.admin('GET', '/status')).json().data.reads.replicas[0].state as string;
   const setApplyDelay = async (delay: string | null) => {
     await replica.query(
       delay === null
@@ -104,6 +106,28 @@ describe.skipIf(!support.ok)('read replicas', () => {
     expect(after.replica - before.replica).toBeGreaterThanOrEqual(90);
     expect(after.replica - before.replica + after.primary - before.primary).toBe(100);
     expect(await fallbacks()).toBe(0);
+
+    // What an operator sees: the replica's lag on /metrics, and the routing in fleetctl status.
+    const metrics = await t.deps.metrics.registry.metrics();
+    expect(metrics).toMatch(
+      new RegExp(`^db_replica_lag_seconds\\{replica="${replicaName}",process="test"\\} [\\d.e-]+$`, 'm'),
+    );
+    expect(metrics).toMatch(
+      new RegExp(`^db_reads_routed_total\\{target="${replicaName}",process="test"\\} \\d+$`, 'm'),
+    );
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const lines: string[] = [];
+    const code = await fleetctl(['status'], {
+      env: { FLEET_API_URL: address, ADMIN_TOKEN: adminToken },
+      stdout: (line) => lines.push(line),
+      stderr: (line) => lines.push(line),
+    });
+    const text = lines.join('\n');
+    expect(code, text).toBe(0);
+    expect(text).toMatch(/^reads: \d+ to replicas, \d+ to the primary \(this API process, since it started\)$/m);
+    expect(text).toMatch(
+      new RegExp(`^replica ${replicaName}: in_use, lag \\d+ ms, replayed to [0-9A-F]+/[0-9A-F]+$`, 'm'),
+    );
   });
 
   it('shows a key its own write at once, 1,000 times over, also while the replica lags behind it', async () => {
@@ -150,6 +174,7 @@ describe.skipIf(!support.ok)('read replicas', () => {
       // The primary moves on; the paused replica does not.
       await rename('Written while the replica is paused');
       await until('replica skipped as lagging', async () => !(await inUse()));
+      expect(await replicaState()).toBe('lagging');
       const before = await routed();
       // The key that never wrote sees the new name: its reads went to the primary.
       expect(await nameOf(readerKey)).toBe('Written while the replica is paused');
@@ -198,5 +223,6 @@ describe.skipIf(!support.ok)('read replicas', () => {
     expect([...statuses.keys()]).toEqual([200]);
     expect(after.primary).toBeGreaterThan(before.primary);
     expect(await inUse()).toBe(false);
+    expect(await replicaState()).toBe('unreachable');
   }, 60_000);
 });
