@@ -14,7 +14,6 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { RedisConnection } from '../queue/connection.js';
 import { createPool, type Pool, type PoolClient, type PoolTimeouts } from './pool.js';
 import { lsnValue, readReplayPosition, readWalFlushLsn, readWalInsertLsn } from './replication.js';
 
@@ -71,10 +70,16 @@ export type ReadRoutingConfig = Pick<
   | keyof PoolTimeouts
 >;
 
+/** What the router needs of a Redis connection (ioredis, one node or a cluster): reads and one script. */
+export interface RoutingRedis {
+  get(key: string): Promise<string | null>;
+  defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): void;
+}
+
 export interface ReadRoutingDeps {
   config: ReadRoutingConfig;
   primary: Pool;
-  redis: RedisConnection;
+  redis: RoutingRedis;
   log: Logger;
   metrics: Pick<Metrics, 'replicaLag' | 'replicaInUse' | 'readsRouted' | 'replicaFallbacks'>;
   now?: () => number;
