@@ -4,7 +4,12 @@
  * and list queries with `pg` (bench/bare-pg-server.ts). GET /api/v1/vehicles/{id} (random ids)
  * and GET /api/v1/vehicles?limit=200, 50 connections. Targets (issue 12): by-id ≥ 0.95 × the
  * bare by-id with p99 < 10 ms; list of 200 ≥ 3 × the bare list.
+ * `--replica-url postgres://host:port` (a streaming replica of the cluster the bench uses,
+ * docs/scaling.md "Read replicas"): a second API process reads through DATABASE_REPLICA_URLS, and
+ * both routes are measured on it too, beside the primary-only figures, with the share of its reads
+ * that the replica served.
  */
+import pg from 'pg';
 import {
   createBenchCompany,
   freshDatabase,
@@ -48,7 +53,40 @@ async function seed(
   return { key, ids: rows.map((r) => r.id), companyId };
 }
 
-export async function benchApi(): Promise<Record<string, unknown>> {
+/** The replica's URL for the bench database, once it has replayed the seeded vehicles. */
+async function replicaOfBench(replicaUrl: string, databaseUrl: string, companyId: string): Promise<string> {
+  const url = new URL(replicaUrl);
+  url.pathname = new URL(databaseUrl).pathname;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url.toString() });
+    const seeded = await client
+      .connect()
+      .then(() => client.query('SELECT count(*)::int AS n FROM vehicles WHERE company_id = $1', [companyId]))
+      .then((result) => result.rows[0].n === vehicleCount)
+      .catch(() => false)
+      .finally(() => client.end().catch(() => {}));
+    if (seeded) return url.toString();
+    if (Date.now() > deadline) throw new Error(`the replica at ${url.host} did not show the bench's vehicles in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Requests whose reads the API process sent to a replica, and in all, from its /metrics. */
+async function routedReads(baseUrl: string): Promise<{ replica: number; all: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  let replica = 0;
+  let all = 0;
+  for (const [, target, value] of text.matchAll(/^db_reads_routed_total\{target="([^"]+)"[^}]*\} (\d+)$/gm)) {
+    all += Number(value);
+    if (target !== 'primary') replica += Number(value);
+  }
+  return { replica, all };
+}
+
+export async function benchApi(args: string[] = []): Promise<Record<string, unknown>> {
+  const replicaFlag = args.indexOf('--replica-url');
+  const replicaUrl = replicaFlag >= 0 ? args[replicaFlag + 1] : undefined;
   const { url: databaseUrl, pool } = await freshDatabase('api');
   const { key, ids, companyId } = await seed(pool);
   await pool.end();
@@ -64,6 +102,7 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       ['api'],
       {
         DATABASE_URL: databaseUrl,
+        DATABASE_REPLICA_URLS: '',
         RATE_LIMIT_PER_MINUTE: '10000000',
         ADMIN_TOKEN: '',
         DATABASE_POOL_SIZE: '10',
@@ -72,6 +111,22 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       '/readyz',
     );
     services.push(api);
+    const viaReplica = replicaUrl
+      ? await startService(
+          'server/main.js',
+          ['api'],
+          {
+            DATABASE_URL: databaseUrl,
+            DATABASE_REPLICA_URLS: await replicaOfBench(replicaUrl, databaseUrl, companyId),
+            RATE_LIMIT_PER_MINUTE: '10000000',
+            ADMIN_TOKEN: '',
+            DATABASE_POOL_SIZE: '10',
+          },
+          3904,
+          '/readyz',
+        )
+      : null;
+    if (viaReplica) services.push(viaReplica);
     const headers = { authorization: `Bearer ${key}` };
     const common = { connections, duration: durationSeconds, pipelining: 1 };
 
@@ -105,8 +160,21 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       byId(api.url, (id) => `/api/v1/vehicles/${id}`, headers),
       api,
     );
+    if (viaReplica) {
+      await load({ ...common, url: `${viaReplica.url}/api/v1/vehicles/${ids[0]}`, headers, duration: 2 });
+      results.vehicleByIdReplica = await load(
+        byId(viaReplica.url, (id) => `/api/v1/vehicles/${id}`, headers),
+        viaReplica,
+      );
+    }
     results.barePgList200 = await load({ ...common, url: `${bare.url}/vehicles` }, bare);
     results.vehicleList200 = await load({ ...common, url: `${api.url}/api/v1/vehicles?limit=200`, headers }, api);
+    if (viaReplica) {
+      results.vehicleList200Replica = await load(
+        { ...common, url: `${viaReplica.url}/api/v1/vehicles?limit=200`, headers },
+        viaReplica,
+      );
+    }
 
     const ceilingOf: Record<string, string> = {
       helloWorld: 'helloWorld',
@@ -114,6 +182,8 @@ export async function benchApi(): Promise<Record<string, unknown>> {
       vehicleById: 'barePgById',
       barePgList200: 'barePgList200',
       vehicleList200: 'barePgList200',
+      vehicleByIdReplica: 'barePgById',
+      vehicleList200Replica: 'barePgList200',
     };
     const ratio = (name: string) => results[name]!.requestsPerSecond / results[ceilingOf[name]!]!.requestsPerSecond;
     printTable(
@@ -137,7 +207,16 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     const listTarget = listRatio >= 3 ? 'met' : 'missed';
     console.log(`target by-id ≥ 0.95 × bare pg and p99 < 10 ms: ${byIdTarget} (${byIdRatio.toFixed(3)})`);
     console.log(`target list of 200 ≥ 3 × bare pg: ${listTarget} (${listRatio.toFixed(3)})`);
+    const replicaReads = viaReplica ? await routedReads(viaReplica.url) : null;
+    if (replicaReads) {
+      console.log(
+        `through the replica: by-id ${results.vehicleByIdReplica!.requestsPerSecond} req/s against ` +
+          `${results.vehicleById!.requestsPerSecond} primary-only; list of 200 ${results.vehicleList200Replica!.requestsPerSecond} ` +
+          `against ${results.vehicleList200!.requestsPerSecond}; ${replicaReads.replica} of ${replicaReads.all} requests read from the replica`,
+      );
+    }
     return {
+      replicaReads,
       connections,
       durationSeconds,
       vehicleCount,

@@ -76,6 +76,21 @@ function url(name: string, fallback: string, protocols: string[], description: s
   };
 }
 
+/** A comma-separated list of URLs, each checked as `url` checks one. */
+function urlList(name: string, protocols: string[], description: string): Setting<string[]> {
+  return {
+    name,
+    default: '(empty)',
+    description,
+    read: (env) =>
+      (read(env, name) ?? '')
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)
+        .map((part) => parseUrl(name, part, protocols)),
+  };
+}
+
 const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/;
 
 function cidrList(env: Env, name: string): string[] {
@@ -172,6 +187,25 @@ const settings = {
     100,
     3_600_000,
     'Longest a connection may sit idle inside an open transaction (Postgres `idle_in_transaction_session_timeout`), in milliseconds; then Postgres ends the session and frees its locks.',
+  ),
+  databaseReplicaUrls: urlList(
+    'DATABASE_REPLICA_URLS',
+    ['postgres:', 'postgresql:'],
+    'Comma-separated connection strings of streaming replicas of DATABASE_URL. The public API\'s reads go to a replica within DATABASE_REPLICA_MAX_LAG_MS that has replayed the API key\'s last write (read-your-writes), else to the primary; writes, the console, ingest and workers always use DATABASE_URL (docs/scaling.md "Read replicas"). Each replica gets DATABASE_POOL_SIZE connections per API process.',
+  ),
+  databaseReplicaMaxLagMs: integer(
+    'DATABASE_REPLICA_MAX_LAG_MS',
+    2000,
+    0,
+    3_600_000,
+    'A replica further behind the primary than this, in milliseconds, gets no reads until it has caught up again.',
+  ),
+  databaseReplicaCheckIntervalMs: integer(
+    'DATABASE_REPLICA_CHECK_INTERVAL_MS',
+    500,
+    100,
+    60_000,
+    "How often each API process measures every replica's lag, in milliseconds; a replica that does not answer within this time counts as unreachable and gets no reads until a later check reaches it.",
   ),
   redisUrl: url(
     'REDIS_URL',

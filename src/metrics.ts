@@ -2,7 +2,7 @@
  * Prometheus metrics of one process. Every process (API or worker) owns one registry and serves
  * it at GET /metrics.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -22,6 +22,10 @@ export interface Metrics {
   monitoringEventsDetected: Counter<'kind'>;
   monitoringAttempts: Counter<'trigger' | 'outcome'>;
   schedulersRestored: Counter<'job'>;
+  replicaLag: Gauge<'replica'>;
+  replicaInUse: Gauge<'replica'>;
+  readsRouted: Counter<'target'>;
+  replicaFallbacks: Counter<'replica'>;
 }
 
 export function createMetrics(process: string): Metrics {
@@ -125,6 +129,30 @@ export function createMetrics(process: string): Metrics {
       name: 'job_schedulers_restored_total',
       help: 'Repeating jobs whose scheduler was missing in Redis (data lost) and was recreated, by job.',
       labelNames: ['job'],
+      registers: [registry],
+    }),
+    replicaLag: new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: "How far each read replica is behind the primary, as of the API process's last check; absent while the replica is unreachable.",
+      labelNames: ['replica'],
+      registers: [registry],
+    }),
+    replicaInUse: new Gauge({
+      name: 'db_replica_in_use',
+      help: 'Whether each read replica takes reads (1), or is skipped as lagging, unreachable or not a replica (0).',
+      labelNames: ['replica'],
+      registers: [registry],
+    }),
+    readsRouted: new Counter({
+      name: 'db_reads_routed_total',
+      help: 'Public API requests by where their reads went: primary, or the replica (host:port). Counted only when DATABASE_REPLICA_URLS is set.',
+      labelNames: ['target'],
+      registers: [registry],
+    }),
+    replicaFallbacks: new Counter({
+      name: 'db_replica_fallbacks_total',
+      help: 'Reads that failed on a replica (connection lost or refused, recovery conflict) and were run again on the primary.',
+      labelNames: ['replica'],
       registers: [registry],
     }),
   };

@@ -13,6 +13,7 @@ import type { RedisConnection } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import { CpuPool } from '../cpu-pool/pool.js';
 import type { Pool } from '../db/pool.js';
+import { ReadRouter } from '../db/read-routing.js';
 import { rateLimited } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -26,6 +27,7 @@ import { adminAuthentication, apiKeyAuthentication } from './auth.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from '../web/error-handler.js';
 import { installJsonBodies } from './json-body.js';
 import { registerOpenApi } from './openapi.js';
+import { routeReads } from './read-pool.js';
 import { trackInFlightHandlers } from './in-flight.js';
 import { validatorCompiler } from '../web/validation.js';
 import { opsRoutes, type OpsDeps } from './routes/ops.js';
@@ -156,6 +158,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // request path and flushed when the app closes (before the service ends the pool).
   const requestLog = new RequestLogRecorder(deps.pool, deps.log, deps.metrics.requestLogDropped);
   app.addHook('onClose', () => requestLog.close());
+  // DATABASE_REPLICA_URLS: the public API's reads go to replicas that have the key's writes.
+  const reads = new ReadRouter({
+    config: deps.config,
+    primary: deps.pool,
+    redis: deps.redis,
+    log: deps.log,
+    metrics: deps.metrics,
+  });
+  await reads.start();
+  app.addHook('onClose', () => reads.close());
   const publicApi = async (api: FastifyInstance) => {
     api.addHook('onRequest', authenticate);
     api.addHook('onResponse', async (request, reply) => {
@@ -170,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.header('x-ratelimit-reset', decision.resetSeconds);
       if (!decision.allowed) throw rateLimited(decision.resetSeconds);
     });
+    routeReads(api, reads, deps.pool);
     // Not the per-key limit (above): the store of the routes' own limits (Send test), in Redis.
     await api.register(rateLimit, {
       global: false,
@@ -183,7 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       await publicApi(api);
-      await api.register(runRoutes, { pool: deps.pool });
+      await api.register(runRoutes);
       await api.register(vehicleRoutes, { pool: deps.pool, queues: deps.queues, now, vehicleCache });
       await api.register(webhookSubscriptionRoutes, { pool: deps.pool, queues: deps.queues, config: deps.config, now });
     },
@@ -210,7 +223,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         renderPdf: deps.renderHistoryPdf,
       });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
-      await v1.register(usageRoutes, { pool: deps.pool, now });
+      await v1.register(usageRoutes, { now });
       await v1.register(auditEventRoutes, { pool: deps.pool });
     },
     { prefix: '/v1' },
@@ -262,7 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         await admin.register(rosterAdminRoutes, { pool: deps.pool });
         await admin.register(inboxAdminRoutes, { pool: deps.pool });
         await admin.register(userAdminRoutes, { pool: deps.pool });
-        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, now });
+        await admin.register(statusAdminRoutes, { pool: deps.pool, queues: deps.queues, reads, now });
       },
       { prefix: '/admin/v1' },
     );

@@ -115,14 +115,30 @@ function renderStatus(status: any): string {
     status.queues.map((q: any) => ({ queue: q.name, ...q.counts, paused: q.paused ? 'yes' : '' })),
     ['queue', 'waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'paused'],
   );
-  const { ingest, deliveries } = status;
+  const { ingest, deliveries, reads } = status;
   return [
     `pipeline at ${status.generated_at}`,
     queues,
     `ingest: lag ${ingest.lag_seconds} s, ${ingest.pending_rows} inbox rows pending, ${ingest.parked_rows} parked`,
     `deliveries: ${deliveries.core_open} core open, ${deliveries.monitoring_pending} monitoring pending, ` +
       `${deliveries.monitoring_retrying} retrying`,
+    ...renderReads(reads),
   ].join('\n');
+}
+
+/** Where the answering API process sends reads, and one line per read replica. */
+function renderReads(reads: any): string[] {
+  if (reads.replicas.length === 0) return ['reads: all on the primary (no DATABASE_REPLICA_URLS)'];
+  return [
+    `reads: ${reads.to_replicas} to replicas, ${reads.to_primary} to the primary (this API process, since it started)`,
+    ...reads.replicas.map(
+      (replica: any) =>
+        `replica ${replica.name}: ${replica.state}` +
+        (replica.lag_ms === null ? '' : `, lag ${replica.lag_ms} ms`) +
+        (replica.replay_lsn === null ? '' : `, replayed to ${replica.replay_lsn}`) +
+        (replica.error === null ? '' : ` (${replica.error})`),
+    ),
+  ];
 }
 
 export interface CliIo {

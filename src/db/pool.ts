@@ -16,12 +16,23 @@ export type PoolTimeouts = Pick<
   'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs'
 >;
 
-/** Without `timeouts` (migrations, the CLI) statements may run as long as they need. */
-export function createPool(databaseUrl: string, max: number, log: Logger, timeouts?: PoolTimeouts): Pool {
+/**
+ * Without `timeouts` (migrations, the CLI) statements may run as long as they need. `readTimeoutMs`
+ * bounds every query on the client's side too, so a host that stopped answering (not a slow
+ * statement) fails in time: the replica checks use it (src/db/read-routing.ts).
+ */
+export function createPool(
+  databaseUrl: string,
+  max: number,
+  log: Logger,
+  timeouts?: PoolTimeouts,
+  readTimeoutMs?: number,
+): Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
     idleTimeoutMillis: 30_000,
+    ...(readTimeoutMs ? { query_timeout: readTimeoutMs } : {}),
     ...(timeouts
       ? {
           connectionTimeoutMillis: timeouts.databaseConnectTimeoutMs,

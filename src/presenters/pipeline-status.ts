@@ -1,7 +1,8 @@
 /** The pipeline at a glance as the operator API (and `fleetctl status`) shows it. */
+import type { ReadRouting } from '../db/read-routing.js';
 import type { PipelineStatus } from '../queue/status.js';
 
-export function presentStatus(status: PipelineStatus, now: Date) {
+export function presentStatus(status: PipelineStatus, reads: ReadRouting, now: Date) {
   return {
     generated_at: now.toISOString(),
     queues: status.queues,
@@ -14,6 +15,18 @@ export function presentStatus(status: PipelineStatus, now: Date) {
       core_open: status.deliveries.coreOpen,
       monitoring_pending: status.deliveries.monitoringPending,
       monitoring_retrying: status.deliveries.monitoringRetrying,
+    },
+    reads: {
+      to_primary: reads.readsToPrimary,
+      to_replicas: reads.readsToReplicas,
+      replicas: reads.replicas.map((replica) => ({
+        name: replica.name,
+        state: replica.state,
+        lag_ms: replica.lagMs,
+        replay_lsn: replica.replayLsn,
+        checked_at: replica.checkedAt?.toISOString() ?? null,
+        error: replica.error,
+      })),
     },
   };
 }

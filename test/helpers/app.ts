@@ -46,7 +46,11 @@ export interface TestApp {
   createVehicle(companyId: string, body?: Record<string, unknown>): Promise<Record<string, any>>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, now?: () => Date): Promise<TestApp> {
+/** `env` may be computed from the test database's URL (a replica's URL names the same database). */
+export async function createTestApp(
+  env: Record<string, string> | ((databaseUrl: string) => Record<string, string>) = {},
+  now?: () => Date,
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -56,7 +60,7 @@ export async function createTestApp(env: Record<string, string> = {}, now?: () =
     ADMIN_TOKEN: adminToken,
     SECRETS_KEY: testSecretsKey,
     LOG_LEVEL: 'silent',
-    ...env,
+    ...(typeof env === 'function' ? env(database.url) : env),
   });
   const log = createLogger(config.logLevel);
   const pool = createPool(config.databaseUrl, 5, log, config);

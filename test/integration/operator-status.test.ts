@@ -64,6 +64,7 @@ describe('pipeline status', () => {
     const text = human.stdout.join('\n');
     expect(text).toMatch(/^QUEUE\s+WAITING\s+ACTIVE\s+DELAYED\s+PRIORITIZED\s+FAILED\s+COMPLETED\s+PAUSED$/m);
     expect(text).toMatch(/^ingest: lag \d+(\.\d+)? s, 1 inbox rows pending, 0 parked$/m);
+    expect(text).toContain('reads: all on the primary (no DATABASE_REPLICA_URLS)');
 
     const json = await run('status', '--json', '--watch', '--count', '2', '--interval', '0.05');
     expect(json.code).toBe(0);

@@ -59,8 +59,8 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       const { limit, offset } = request.query;
       const { companyId } = request.principal;
       const [geofences, total] = await Promise.all([
-        listGeofences(deps.pool, companyId, limit, offset),
-        countGeofences(deps.pool, companyId),
+        listGeofences(request.readPool, companyId, limit, offset),
+        countGeofences(request.readPool, companyId),
       ]);
       return ok(geofences.map(presentGeofence), { limit, offset, total });
     },
@@ -79,7 +79,7 @@ export const geofenceRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; config: Con
       },
     },
     async (request) => {
-      const geofence = await requireGeofence(deps.pool, request.principal.companyId, request.params.geofence_id);
+      const geofence = await requireGeofence(request.readPool, request.principal.companyId, request.params.geofence_id);
       return ok(presentGeofence(geofence));
     },
   );

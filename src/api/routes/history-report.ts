@@ -60,6 +60,8 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{
         body: HistoryReportRequest,
         response: { 200: paidAnswer(Envelope(HistoryReport), true), ...paidErrorResponses, 503: ErrorEnvelope },
       },
+      // It only reads what it answers; its claim and usage rows are written on the primary (paid-call.ts).
+      config: { replicaReads: true },
     },
     async (request, reply) => {
       const vin = requireValidVin(request.body.vin);
@@ -70,7 +72,12 @@ export const historyReportRoutes: FastifyPluginAsyncTypebox<{
         tier,
         fingerprint: { vin, tier, format: pdf ? 'pdf' : 'json' },
         work: async () => {
-          const report = await buildHistoryReport(deps.pool, { vin, tier, reportId: randomUUID(), now: deps.now() });
+          const report = await buildHistoryReport(request.readPool, {
+            vin,
+            tier,
+            reportId: randomUUID(),
+            now: deps.now(),
+          });
           if (!report) throw notFound('vehicle with this VIN');
           if (!pdf) return { kind: 'json', data: report };
           return { kind: 'pdf', stream: await renderPdf(report, request.principal.companyId) };

@@ -37,6 +37,8 @@ export const instantVerifyRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         body: VerificationRequest,
         response: { 200: paidAnswer(Envelope(Verification), false), ...paidErrorResponses },
       },
+      // It only reads what it answers; its claim and usage rows are written on the primary (paid-call.ts).
+      config: { replicaReads: true },
     },
     async (request, reply) => {
       const vin = requireValidVin(request.body.vin);
@@ -47,9 +49,10 @@ export const instantVerifyRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; log: L
         tier: level,
         fingerprint: { vin, level },
         work: async () => {
-          const vehicle = await findActiveVehicleByVin(deps.pool, companyId, vin);
+          const vehicle = await findActiveVehicleByVin(request.readPool, companyId, vin);
           if (!vehicle) throw notFound('vehicle with this VIN');
-          const lastMaintenanceAt = level === 'basic' ? null : await findLastMaintenanceAt(deps.pool, vehicle.id);
+          const lastMaintenanceAt =
+            level === 'basic' ? null : await findLastMaintenanceAt(request.readPool, vehicle.id);
           const data = buildVerification({
             vehicle,
             level,

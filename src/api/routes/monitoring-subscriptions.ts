@@ -59,9 +59,6 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
   cpuPool: CpuPool;
   now: () => Date;
 }> = async (app, deps) => {
-  const requireSubscription = (companyId: string, id: string) =>
-    requireMonitoringSubscription(deps.pool, companyId, id);
-
   app.post(
     '/runs/subscribe',
     {
@@ -120,8 +117,8 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       const { companyId } = request.principal;
       const filter = { deleted: query.status === 'deleted', vehicleId: query.vehicle_id ?? null };
       const [subscriptions, total] = await Promise.all([
-        listMonitoringSubscriptions(deps.pool, companyId, filter, query.limit, query.offset),
-        countMonitoringSubscriptions(deps.pool, companyId, filter),
+        listMonitoringSubscriptions(request.readPool, companyId, filter, query.limit, query.offset),
+        countMonitoringSubscriptions(request.readPool, companyId, filter),
       ]);
       return ok(subscriptions.map(presentMonitoringSubscription), { limit: query.limit, offset: query.offset, total });
     },
@@ -140,8 +137,13 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const subscription = await requireSubscription(request.principal.companyId, request.params.subscription_id);
-      const health = await loadEndpointHealth(deps.pool, subscription.id, deps.now());
+      const pool = request.readPool;
+      const subscription = await requireMonitoringSubscription(
+        pool,
+        request.principal.companyId,
+        request.params.subscription_id,
+      );
+      const health = await loadEndpointHealth(pool, subscription.id, deps.now());
       return ok({ ...presentMonitoringSubscription(subscription), endpoint_health: presentEndpointHealth(health) });
     },
   );
@@ -195,7 +197,8 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { companyId } = request.principal;
-      const subscription = await requireSubscription(companyId, request.params.subscription_id);
+      const pool = request.readPool;
+      const subscription = await requireMonitoringSubscription(pool, companyId, request.params.subscription_id);
       const { query } = request;
       const filter = {
         status: query.status ?? null,
@@ -203,8 +206,8 @@ export const monitoringSubscriptionRoutes: FastifyPluginAsyncTypebox<{
         since: query.since ? new Date(query.since) : null,
       };
       const [deliveries, total] = await Promise.all([
-        listMonitoringDeliveries(deps.pool, companyId, subscription.id, filter, query.limit, query.offset),
-        countMonitoringDeliveries(deps.pool, companyId, subscription.id, filter),
+        listMonitoringDeliveries(pool, companyId, subscription.id, filter, query.limit, query.offset),
+        countMonitoringDeliveries(pool, companyId, subscription.id, filter),
       ]);
       return ok(deliveries.map(presentMonitoringDelivery), { limit: query.limit, offset: query.offset, total });
     },

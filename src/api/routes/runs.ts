@@ -49,7 +49,7 @@ async function requireRun(pool: Pool, companyId: string, runId: string): Promise
   return run;
 }
 
-export const runRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/runs',
     {
@@ -71,8 +71,8 @@ export const runRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, 
       };
       const { companyId } = request.principal;
       const [runs, total] = await Promise.all([
-        listRuns(deps.pool, companyId, filter, query.limit, query.offset),
-        countRuns(deps.pool, companyId, filter),
+        listRuns(request.readPool, companyId, filter, query.limit, query.offset),
+        countRuns(request.readPool, companyId, filter),
       ]);
       return ok(runs.map(presentRun), { limit: query.limit, offset: query.offset, total });
     },
@@ -91,7 +91,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, 
       },
     },
     async (request) => {
-      const run = await requireRun(deps.pool, request.principal.companyId, request.params.run_id);
+      const run = await requireRun(request.readPool, request.principal.companyId, request.params.run_id);
       return ok(presentRun(run));
     },
   );

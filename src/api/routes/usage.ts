@@ -4,14 +4,13 @@
  * usage yet and is refused.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Pool } from '../../db/pool.js';
 import { invalidRequest } from '../../errors.js';
 import { monthOf } from '../../usage/months.js';
 import { loadUsageReport } from '../../usage/usage-report.js';
 import { Envelope, ErrorEnvelope, authErrorResponses, ok } from '../../web/schemas.js';
 import { Usage, UsageQuery } from '../schemas/usage.js';
 
-export const usageRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Date }> = async (app, deps) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ now: () => Date }> = async (app, deps) => {
   app.get(
     '/usage',
     {
@@ -30,7 +29,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; now: () => Dat
       const month = request.query.month ?? current;
       // YYYY-MM strings order like the months they name.
       if (month > current) throw invalidRequest([{ field: 'month', message: 'is after the current month' }]);
-      return ok(await loadUsageReport(deps.pool, request.principal.companyId, month, now));
+      return ok(await loadUsageReport(request.readPool, request.principal.companyId, month, now));
     },
   );
 };

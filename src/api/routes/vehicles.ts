@@ -95,7 +95,8 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
   now: () => Date;
   vehicleCache: VehicleJsonCache;
 }> = async (app, deps) => {
-  const load = (companyId: string) => (ids: string[]) => findActiveVehiclesWithVersions(deps.pool, companyId, ids);
+  const load = (pool: Pool, companyId: string) => (ids: string[]) =>
+    findActiveVehiclesWithVersions(pool, companyId, ids);
   // The response schema's own serializer, so a cached vehicle is byte for byte what it would send.
   const serializer = (reply: FastifyReply) => (vehicle: VehicleRecord) =>
     reply.serializeInput(presentVehicle(vehicle), VehicleSchema);
@@ -115,11 +116,12 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
       const { query } = request;
       const updatedSince = query.updated_since ? new Date(query.updated_since) : null;
       const { companyId } = request.principal;
+      const pool = request.readPool;
       const [versions, total] = await Promise.all([
-        listActiveVehicleVersions(deps.pool, companyId, { updatedSince, limit: query.limit, offset: query.offset }),
-        query.include_total ? countActiveVehicles(deps.pool, companyId, updatedSince) : null,
+        listActiveVehicleVersions(pool, companyId, { updatedSince, limit: query.limit, offset: query.offset }),
+        query.include_total ? countActiveVehicles(pool, companyId, updatedSince) : null,
       ]);
-      const items = await presentedVehicles(deps.vehicleCache, versions, load(companyId), serializer(reply));
+      const items = await presentedVehicles(deps.vehicleCache, versions, load(pool, companyId), serializer(reply));
       return sendEnvelope(reply, items, { limit: query.limit, offset: query.offset, total });
     },
   );
@@ -139,9 +141,10 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { companyId } = request.principal;
       const id = request.params.vehicle_id;
-      const version = isRecordId(id) ? await findActiveVehicleVersion(deps.pool, companyId, id) : null;
+      const pool = request.readPool;
+      const version = isRecordId(id) ? await findActiveVehicleVersion(pool, companyId, id) : null;
       const [item] = version
-        ? await presentedVehicles(deps.vehicleCache, [{ id, version }], load(companyId), serializer(reply))
+        ? await presentedVehicles(deps.vehicleCache, [{ id, version }], load(pool, companyId), serializer(reply))
         : [];
       if (item === undefined) throw notFound('vehicle');
       return sendEnvelope(reply, item);

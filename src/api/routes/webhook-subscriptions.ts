@@ -136,7 +136,7 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      ok((await listSubscriptions(deps.pool, request.principal.companyId)).map(presentWebhookSubscription)),
+      ok((await listSubscriptions(request.readPool, request.principal.companyId)).map(presentWebhookSubscription)),
   );
 
   app.get(
@@ -154,7 +154,11 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     async (request) =>
       ok(
         presentWebhookSubscription(
-          await requireSubscription(request.principal.companyId, request.params.subscription_id),
+          await requireWebhookSubscription(
+            request.readPool,
+            request.principal.companyId,
+            request.params.subscription_id,
+          ),
         ),
       ),
   );
@@ -228,11 +232,12 @@ export const webhookSubscriptionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { companyId } = request.principal;
-      const subscription = await requireSubscription(companyId, request.params.subscription_id);
+      const pool = request.readPool;
+      const subscription = await requireWebhookSubscription(pool, companyId, request.params.subscription_id);
       const { limit, offset } = request.query;
       const [deliveries, total] = await Promise.all([
-        listDeliveries(deps.pool, companyId, subscription.id, limit, offset),
-        countDeliveries(deps.pool, companyId, subscription.id),
+        listDeliveries(pool, companyId, subscription.id, limit, offset),
+        countDeliveries(pool, companyId, subscription.id),
       ]);
       return ok(deliveries.map(presentWebhookDelivery), { limit, offset, total });
     },
