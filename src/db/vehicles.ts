@@ -132,6 +132,35 @@ export async function listActiveVehicles(q: Queryable, companyId: string, page: 
 }
 
 /**
+ * A page of the company's active vehicles next to the cursor row (its `updated_at` as Postgres
+ * wrote it, to the microsecond, and id), most recently changed first: further down for 'next',
+ * back up for 'previous' (the top when the cursor is null). Only one branch of the union runs
+ * (its direction test is a one-time filter), each a range scan of vehicles_company_updated.
+ */
+export async function listActiveVehiclesPage(
+  q: Queryable,
+  companyId: string,
+  direction: 'next' | 'previous',
+  cursor: { at: string; id: string } | null,
+  limit: number,
+): Promise<Array<VehicleRecord & { cursorAt: string }>> {
+  const result = await q.query<VehicleRecord & { cursorAt: string }>(
+    `SELECT ${vehicleColumns}, updated_at::text AS "cursorAt" FROM (
+       (SELECT * FROM vehicles
+        WHERE $2 = 'next' AND company_id = $1 AND active
+          AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3::timestamptz, $4::uuid))
+        ORDER BY updated_at DESC, id DESC LIMIT $5)
+       UNION ALL
+       (SELECT * FROM vehicles
+        WHERE $2 = 'previous' AND company_id = $1 AND active AND (updated_at, id) > ($3::timestamptz, $4::uuid)
+        ORDER BY updated_at, id LIMIT $5)) page
+     ORDER BY updated_at DESC, id DESC`,
+    [companyId, direction, cursor?.at ?? null, cursor?.id ?? null, limit],
+  );
+  return result.rows;
+}
+
+/**
  * Row versions for the API's cache of presented vehicles (src/api/vehicle-json-cache.ts): `xmin`,
  * the transaction that wrote the row's visible version, changes with every write to the row
  * (including the last-seen times that leave `updated_at` alone), so (id, version) names one content.

@@ -314,6 +314,18 @@ describe('console team, activity, requests, delete and paging', () => {
     expect(top[0]).toContain('late');
     expect(top).toHaveLength(20);
 
+    // Vehicles: 51 more than fit a page of 50 with the one made first.
+    for (let i = 0; i < 50; i++) await t.createVehicle(company.id, { name: `Paged van ${i}`, vin: null });
+    await nav(page, 'Vehicles');
+    const vehicleRows = page.getByRole('row', { name: /van/i });
+    expect(await vehicleRows.count()).toBe(50);
+    await page.getByRole('navigation', { name: 'Vehicle pages' }).getByRole('link', { name: 'Next' }).click();
+    expect(await page.getByRole('row', { name: /van/i }).allTextContents()).toEqual([
+      expect.stringContaining('Team Van'),
+    ]);
+    await page.getByRole('navigation', { name: 'Vehicle pages' }).getByRole('link', { name: 'Previous' }).click();
+    expect(await page.getByRole('row', { name: /van/i }).count()).toBe(50);
+
     await nav(page, 'Activity');
     await page.getByRole('navigation', { name: 'Activity pages' }).getByRole('link', { name: 'Next' }).click();
     await expectOneHeading(page, 'Activity');

@@ -401,6 +401,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/audit-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your company's audit log: keys, subscriptions, users and sign-ins, newest first (kept 365 days) */
+    get: operations['listAuditEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ingest/v1/{provider}/{connectionId}': {
     parameters: {
       query?: never;
@@ -3683,6 +3700,117 @@ export interface operations {
                 verification: number;
               }[];
             };
+            meta: {
+              /** @description Page size used. */
+              limit: number | null;
+              /** @description Offset used. */
+              offset: number | null;
+              /** @description Total matching records (list endpoints). */
+              total: number | null;
+              /** @description ISO 8601 server timestamp. */
+              timestamp: string | null;
+              /** @description API contract version. */
+              version: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request (`INVALID_REQUEST`, with `details.errors`), or an operation-specific 400 code. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Missing, invalid or revoked credentials (`UNAUTHORIZED`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Rate limited (`RATE_LIMITED`); retry after the `Retry-After` seconds. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); the `x-request-id` header names it in the logs. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  listAuditEvents: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200. */
+        limit?: number;
+        /** @description Cursor: only events older than the event with this id. Pass the last id of a page to read the next; pages stay stable while new events are added. */
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            success: boolean;
+            data: {
+              /** @description Increasing in the order events were written; the paging cursor. */
+              id: string;
+              actor: {
+                /** @enum {string} */
+                kind: 'user' | 'api_key';
+                /** @description The console user's or API key's id. */
+                id: string;
+                /** @description The user's email, or the key's prefix (never more of the key). */
+                label: string;
+              };
+              /** @enum {string} */
+              action:
+                | 'api_key.created'
+                | 'api_key.revoked'
+                | 'webhook_subscription.created'
+                | 'webhook_subscription.deleted'
+                | 'monitoring_subscription.created'
+                | 'monitoring_subscription.deleted'
+                | 'user.invited'
+                | 'user.disabled'
+                | 'user.role_changed'
+                | 'user.password_changed'
+                | 'sign_in.succeeded'
+                | 'sign_in.failed';
+              target: {
+                /** @enum {string} */
+                type: 'api_key' | 'webhook_subscription' | 'monitoring_subscription' | 'user';
+                id: string;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601 timestamp
+               */
+              occurred_at: string;
+            }[];
             meta: {
               /** @description Page size used. */
               limit: number | null;

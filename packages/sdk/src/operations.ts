@@ -445,5 +445,14 @@ export function operations(transport: Transport) {
     getUsage(query?: Query<'getUsage'>, options?: RequestOptions): Promise<Data<'getUsage'>> {
       return transport.json<Data<'getUsage'>>({ method: 'GET', path: `/v1/usage`, query }, options);
     },
+
+    /**
+     * Your company's audit log: keys, subscriptions, users and sign-ins, newest first (kept 365 days).
+     *
+     * `GET /v1/audit-events`.
+     */
+    listAuditEvents(query?: Query<'listAuditEvents'>, options?: RequestOptions): Promise<Data<'listAuditEvents'>> {
+      return transport.json<Data<'listAuditEvents'>>({ method: 'GET', path: `/v1/audit-events`, query }, options);
+    },
   };
 }

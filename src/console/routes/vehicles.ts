@@ -2,22 +2,34 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { presentVehicle } from '../../presenters/vehicle.js';
 import type { Pool } from '../../db/pool.js';
-import { listActiveVehicles } from '../../db/vehicles.js';
+import Type from 'typebox';
+import { listActiveVehiclesPage } from '../../db/vehicles.js';
+import { isRecordId } from '../../domain/ids.js';
+import { decodeCursor, encodeCursor, readPage } from '../../domain/keyset-page.js';
+import { PageFields, pageRequestOf } from './paging.js';
 import { requireVehicle } from '../../vehicles/vehicle-actions.js';
 import { viewer } from '../viewer.js';
 import { vehiclePage, vehiclesPage } from '../views/vehicles.js';
 import { IdParams } from './forms.js';
 
-/** One page of the console shows at most this many vehicles (the API pages through the rest). */
-const vehiclesShown = 500;
+/** Vehicles per page. */
+const vehiclesShown = 50;
+
+const VehiclesQuery = Type.Object(PageFields);
 
 export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
-  app.get('/console/vehicles', { schema: { hide: true } }, async (request, reply) => {
-    const vehicles = await listActiveVehicles(deps.pool, request.consoleSession.companyId, {
-      updatedSince: null,
-      limit: vehiclesShown,
-      offset: 0,
-    });
+  app.get('/console/vehicles', { schema: { hide: true, querystring: VehiclesQuery } }, async (request, reply) => {
+    const { companyId } = request.consoleSession;
+    const vehicles = await readPage(
+      pageRequestOf(request.query, vehiclesShown),
+      (direction, cursor, limit) => {
+        const parts = cursor === null ? null : decodeCursor(cursor, 2);
+        const at = parts && !Number.isNaN(Date.parse(parts[0]!)) && isRecordId(parts[1]!) ? parts : null;
+        const position = at ? { at: at[0]!, id: at[1]! } : null;
+        return listActiveVehiclesPage(deps.pool, companyId, position ? direction : 'next', position, limit);
+      },
+      (v) => encodeCursor([v.cursorAt, v.id]),
+    );
     return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles));
   });
 

@@ -1,7 +1,8 @@
 import type { VehicleRecord } from '../../domain/vehicle.js';
 import { html, type Html } from '../html.js';
 import { time } from './format.js';
-import { page, type Viewer } from './layout.js';
+import { page, pager, type Viewer } from './layout.js';
+import type { Page } from '../../domain/keyset-page.js';
 
 const healthLabels: Record<string, string> = {
   ok: 'OK',
@@ -28,16 +29,17 @@ function vehicleTitle(vehicle: VehicleRecord): string {
   return vehicle.name ?? vehicle.licensePlate ?? vehicle.vin ?? vehicle.id;
 }
 
-export function vehiclesPage(viewer: Viewer, vehicles: VehicleRecord[]): string {
+export function vehiclesPage(viewer: Viewer, list: Page<VehicleRecord>): string {
+  const vehicles = list.rows;
   const body =
-    vehicles.length === 0
+    vehicles.length === 0 && list.previous === null
       ? html`<p class="empty">
           No vehicles yet. Your operator adds them (<code>fleetctl vehicle add</code>) or connects a telematics
           provider; they appear here with their health as soon as readings arrive.
         </p>`
       : html`<table>
           <caption>
-            ${vehicles.length} active vehicles, most recently changed first
+            Active vehicles, most recently changed first
           </caption>
           <thead>
             <tr>
@@ -61,7 +63,13 @@ export function vehiclesPage(viewer: Viewer, vehicles: VehicleRecord[]): string 
             )}
           </tbody>
         </table>`;
-  return page({ title: 'Vehicles', section: 'vehicles', viewer, body });
+  const href = (direction: string, cursor: string) => `/console/vehicles?${direction}=${cursor}`;
+  return page({
+    title: 'Vehicles',
+    section: 'vehicles',
+    viewer,
+    body: html`${body} ${pager('Vehicle pages', href, list)}`,
+  });
 }
 
 function signalValue(value: unknown): string {
