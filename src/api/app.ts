@@ -224,7 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       await v1.register(instantVerifyRoutes, { pool: deps.pool, log: deps.log, now });
       await v1.register(usageRoutes, { now });
-      await v1.register(auditEventRoutes, { pool: deps.pool });
+      await v1.register(auditEventRoutes);
     },
     { prefix: '/v1' },
   );

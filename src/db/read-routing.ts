@@ -181,6 +181,8 @@ export class ReadRouter {
   private checking: Promise<void> | null = null;
   private closed = false;
   private turn = 0;
+  /** Logged once when Redis fails a read, not once per request. */
+  private redisFailing = false;
 
   constructor(private readonly deps: ReadRoutingDeps) {
     const { config } = deps;
@@ -245,9 +247,12 @@ export class ReadRouter {
     try {
       const stored = await this.deps.redis.get(this.key(keyId));
       written = stored === null ? null : BigInt(`0x${stored}`);
+      if (this.redisFailing) this.deps.log.info('Redis answers again: reads go to replicas again');
+      this.redisFailing = false;
     } catch (err) {
       // Without Redis the key's last write is unknown: only the primary surely has it.
-      this.deps.log.warn({ err }, 'read routed to the primary: Redis unreachable');
+      if (!this.redisFailing) this.deps.log.warn({ err }, 'reads routed to the primary while Redis is unreachable');
+      this.redisFailing = true;
       return this.routed(this.primary, 'primary');
     }
     const hasWrite = (replica: Replica) => written === null || (replica.replayLsn ?? -1n) >= written;

@@ -152,21 +152,34 @@ export async function startReplica(primaryUrl: string, bin: string): Promise<Str
     const { rows } = await query(primaryUrl, 'SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])', {
       params: [standbyMinimums],
     });
-    await tool('pg_basebackup', [
-      '-h',
-      primary.hostname,
-      '-p',
-      primary.port || '5432',
-      '-U',
-      decodeURIComponent(primary.username || 'postgres'),
-      '-D',
-      data,
-      '-R',
-      '-X',
-      'stream',
-      '-c',
-      'fast',
-    ]);
+    const backup = () =>
+      tool('pg_basebackup', [
+        '-h',
+        primary.hostname,
+        '-p',
+        primary.port || '5432',
+        '-U',
+        decodeURIComponent(primary.username || 'postgres'),
+        '-D',
+        data,
+        '-R',
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+      ]);
+    // On a cluster shared with other test runs the backup's WAL stream has been cut once by the
+    // checkpointer ("terminating process … to release replication slot"); a second copy is cheap.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await backup();
+        break;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        console.warn(`pg_basebackup failed, trying again: ${(error as Error).message.trim()}`);
+        rmSync(data, { recursive: true, force: true });
+      }
+    }
     // The Debian layout keeps postgresql.conf and pg_hba.conf outside the data directory, so the
     // copy has none: the replica gets its own.
     const conf = [

@@ -5,12 +5,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { listAuditEvents } from '../../db/audit-events.js';
-import type { Pool } from '../../db/pool.js';
 import { presentAuditEvent } from '../../presenters/audit-event.js';
 import { Envelope, ErrorEnvelope, authErrorResponses, ok } from '../../web/schemas.js';
 import { AuditEvent, AuditEventsQuery } from '../schemas/audit.js';
 
-export const auditEventRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
+export const auditEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit-events',
     {
@@ -25,7 +24,13 @@ export const auditEventRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async
     },
     async (request) => {
       const { limit, before } = request.query;
-      const events = await listAuditEvents(deps.pool, request.principal.companyId, 'next', before ?? null, limit);
+      const events = await listAuditEvents(
+        request.readPool,
+        request.principal.companyId,
+        'next',
+        before ?? null,
+        limit,
+      );
       return ok(events.map(presentAuditEvent), { limit, offset: 0, total: null });
     },
   );
