@@ -48,7 +48,12 @@ describe('dispatch from the job catalog', () => {
       expect(settled.attemptsMade).toBe(1);
     }
     const done = await settledJob('maintenance', valid.id!);
-    expect(done.returnvalue).toEqual({ partitionsCreated: 0, partitionsDropped: 0 });
+    expect(done.returnvalue).toEqual({
+      partitionsCreated: 0,
+      partitionsDropped: 0,
+      requestLogPartitionsCreated: 0,
+      requestLogPartitionsDropped: 0,
+    });
     await workers.close();
   });
 });
