@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, readPage } from '../../domain/keyset-page.j
 import { PageFields, pageRequestOf } from './paging.js';
 import { requireVehicle } from '../../vehicles/vehicle-actions.js';
 import { viewer } from '../viewer.js';
-import { vehiclePage, vehiclesPage } from '../views/vehicles.js';
+import { vehiclePage, vehiclesPage, type MapSettings } from '../views/vehicles.js';
 import { IdParams } from './forms.js';
 
 /** Vehicles per page. */
@@ -17,21 +17,26 @@ const vehiclesShown = 50;
 
 const VehiclesQuery = Type.Object(PageFields);
 
-export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
-  app.get('/console/vehicles', { schema: { hide: true, querystring: VehiclesQuery } }, async (request, reply) => {
-    const { companyId } = request.consoleSession;
-    const vehicles = await readPage(
-      pageRequestOf(request.query, vehiclesShown),
-      (direction, cursor, limit) => {
-        const parts = cursor === null ? null : decodeCursor(cursor, 2);
-        const at = parts && !Number.isNaN(Date.parse(parts[0]!)) && isRecordId(parts[1]!) ? parts : null;
-        const position = at ? { at: at[0]!, id: at[1]! } : null;
-        return listActiveVehiclesPage(deps.pool, companyId, position ? direction : 'next', position, limit);
-      },
-      (v) => encodeCursor([v.cursorAt, v.id]),
-    );
-    return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles));
-  });
+export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool; map: MapSettings }> = async (app, deps) => {
+  app.get(
+    '/console/vehicles',
+    // The page with the map: its CSP allows images from the tile host.
+    { schema: { hide: true, querystring: VehiclesQuery }, config: { consoleMap: true } },
+    async (request, reply) => {
+      const { companyId } = request.consoleSession;
+      const vehicles = await readPage(
+        pageRequestOf(request.query, vehiclesShown),
+        (direction, cursor, limit) => {
+          const parts = cursor === null ? null : decodeCursor(cursor, 2);
+          const at = parts && !Number.isNaN(Date.parse(parts[0]!)) && isRecordId(parts[1]!) ? parts : null;
+          const position = at ? { at: at[0]!, id: at[1]! } : null;
+          return listActiveVehiclesPage(deps.pool, companyId, position ? direction : 'next', position, limit);
+        },
+        (v) => encodeCursor([v.cursorAt, v.id]),
+      );
+      return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles, deps.map));
+    },
+  );
 
   app.get('/console/vehicles/:id', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     const { id } = request.params;

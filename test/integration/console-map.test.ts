@@ -1,0 +1,179 @@
+/**
+ * The Vehicles page's map in Chromium (DESIGN §12 "Second round"): the page's vehicles' last
+ * positions as markers, offline (every tile request is aborted, as on a machine without a
+ * network), the table with the same positions beside it, axe, tenant isolation, and the CSP
+ * widened for the tile host on that page alone. Role and label locators only;
+ * CONSOLE_SCREENSHOTS=1 saves docs/images/console-vehicles-map.png.
+ */
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { expectAccessible, expectOneHeading, shoot, textOf } from '../helpers/browser.js';
+import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
+
+const password = 'correct horse battery staple';
+const tileOrigin = 'https://tile.openstreetmap.org';
+
+let t: TestApp;
+let browser: Browser;
+let base: string;
+const contexts: BrowserContext[] = [];
+/** Every tile a page asked for (each aborted), and every other address a page loaded. */
+const tileRequests: string[] = [];
+const otherRequests: string[] = [];
+
+interface Placed {
+  name: string;
+  lat: number;
+  lon: number;
+}
+
+const acmeTrucks: Placed[] = [
+  { name: 'Truck 1', lat: 41.8781, lon: -87.6298 },
+  { name: 'Truck 2', lat: 41.9484, lon: -87.6553 },
+  { name: 'Truck 3', lat: 41.7943, lon: -87.5907 },
+];
+/** Another company's vehicle, inside the same bounds: were it leaked, it would be on the map. */
+const otherTruck: Placed = { name: 'Other Co truck', lat: 41.9, lon: -87.64 };
+
+/** A company with a console user and vehicles whose positions come through the real ingest path. */
+async function company(name: string, email: string, placed: Placed[]): Promise<string> {
+  const created = await t.createCompany(name);
+  const user = await t.admin('POST', `/companies/${created.id}/users`, { email, name: `${name} Dev`, password });
+  expect(user.statusCode).toBe(201);
+  const connection = await createConnection(t, created.id, 'generic');
+  const at = new Date(Date.now() - 5 * 60_000).toISOString();
+  for (const [i, truck] of placed.entries()) {
+    await t.createVehicle(created.id, {
+      name: truck.name,
+      vin: null,
+      license_plate: `${name.slice(0, 3).toUpperCase()}-${i + 1}`,
+      provider_connection_id: connection.id,
+      provider_vehicle_id: `${email}-${i}`,
+    });
+  }
+  const response = await pushGeneric(t, 'generic', connection.id, connection.generated_secret!, {
+    readings: placed.map((truck, i) => ({
+      vehicle: `${email}-${i}`,
+      ts: at,
+      signals: { odometer_km: 10_000 + i, location: { lat: truck.lat, lon: truck.lon, heading: 90 } },
+    })),
+  });
+  expect(response.statusCode).toBe(202);
+  return created.id;
+}
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ baseURL: base });
+  contexts.push(context);
+  context.setDefaultTimeout(10_000);
+  // Offline: no tile ever loads. Anything else must come from the console itself.
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${tileOrigin}/`)) {
+      tileRequests.push(url);
+      return route.abort('internetdisconnected');
+    }
+    if (!url.startsWith(`${base}/`)) otherRequests.push(url);
+    return route.continue();
+  });
+  return context.newPage();
+}
+
+async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto('/console');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expectOneHeading(page, 'Vehicles');
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.startWorkers(['ingest', 'health']);
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  const acmeId = await company('Acme Fleet', 'dev@acme.test', acmeTrucks);
+  // A vehicle without a tracker has no position: the page says so.
+  await t.createVehicle(acmeId, { name: 'Parked trailer', vin: null, license_plate: 'TRL-1' });
+  await company('Other Co', 'dev@other.test', [otherTruck]);
+  await settle(t);
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await t?.close();
+});
+
+describe('console vehicle map', () => {
+  it("shows the page's vehicles as markers with no tile loaded, the same positions in the table, and passes axe", async () => {
+    const page = await newPage();
+    await signIn(page, 'dev@acme.test');
+    const map = page.getByRole('region', { name: 'Map of last positions' });
+    await map.waitFor();
+    const markers = map.getByRole('button', { name: /^Truck \d$/ });
+    for (const truck of acmeTrucks) await map.getByRole('button', { name: truck.name, exact: true }).waitFor();
+    expect(await markers.count()).toBe(acmeTrucks.length);
+    expect(await map.getByRole('button', { name: otherTruck.name }).count()).toBe(0);
+    expect(await map.textContent()).toContain('© OpenStreetMap contributors');
+    expect(await textOf(page.getByRole('note'))).toBe(
+      'The map shows the last position of 3 of the 4 vehicles on this page; the table lists each position and when it was reported. No position reported yet: Parked trailer.',
+    );
+
+    // The table gives everyone what the map shows.
+    const table = page.getByRole('table', { name: /Active vehicles/ });
+    for (const truck of acmeTrucks) {
+      const row = table.getByRole('row', { name: new RegExp(`^${truck.name} `) });
+      expect(await textOf(row.getByRole('cell').last())).toMatch(
+        new RegExp(
+          `^${truck.lat.toFixed(5)}, ${truck.lon.toFixed(5)}\\s*\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC$`,
+        ),
+      );
+    }
+    expect(
+      await textOf(
+        table
+          .getByRole('row', { name: /^Parked trailer / })
+          .getByRole('cell')
+          .last(),
+      ),
+    ).toBe('No position yet');
+    expect(await table.getByRole('row', { name: new RegExp(otherTruck.name) }).count()).toBe(0);
+
+    // A marker names its vehicle and links to it, from the keyboard too.
+    await map.getByRole('button', { name: 'Truck 2', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await map.getByRole('link', { name: 'Truck 2' }).waitFor();
+    await expectAccessible(page);
+    await shoot(page, 'vehicles-map');
+    await map.getByRole('link', { name: 'Truck 2' }).click();
+    await expectOneHeading(page, 'Truck 2');
+
+    // Tiles were asked for (the CSP let them through) and none loaded; nothing else left the console.
+    expect(tileRequests.length).toBeGreaterThan(0);
+    expect(otherRequests).toEqual([]);
+  });
+
+  it("shows another company only its own vehicle's marker", async () => {
+    const page = await newPage();
+    await signIn(page, 'dev@other.test');
+    const map = page.getByRole('region', { name: 'Map of last positions' });
+    await map.getByRole('button', { name: otherTruck.name }).waitFor();
+    expect(await map.getByRole('button', { name: /^Truck \d$/ }).count()).toBe(0);
+    expect(await textOf(page.getByRole('note'))).toBe(
+      'The map shows the last position of the vehicle on this page; the table lists each position and when it was reported.',
+    );
+  });
+
+  it("widens the CSP for the tile host's images on the Vehicles page alone", async () => {
+    const page = await newPage();
+    await signIn(page, 'dev@acme.test');
+    const vehicles = await page.goto('/console/vehicles');
+    expect(vehicles!.headers()['content-security-policy']).toBe(
+      `default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; img-src 'self' ${tileOrigin}`,
+    );
+    const keys = await page.goto('/console/api-keys');
+    expect(keys!.headers()['content-security-policy']).not.toContain(tileOrigin);
+  });
+});
