@@ -551,7 +551,7 @@ const settings = {
   consoleMapTiles: mapTiles(
     'CONSOLE_MAP_TILES_URL',
     'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
-    "Map tiles of the console's Vehicles page (a Leaflet URL template: `{z}`, `{x}`, `{y}`, and `{s}` as the host's first label for subdomains). The console's Content Security Policy allows images from this host alone. The default is OpenStreetMap's tile server, whose usage policy suits light use; give your own tile server or provider for more.",
+    "Map tiles of the console's Vehicles page (a Leaflet URL template: `{z}`, `{x}`, `{y}`, and `{s}` as the host's first label for subdomains). The console's Content Security Policy allows images from this host alone, on that page. The default is OpenStreetMap's tile server, whose usage policy suits light use; give your own tile server or provider for more.",
   ),
   consoleMapAttribution: {
     name: 'CONSOLE_MAP_ATTRIBUTION',

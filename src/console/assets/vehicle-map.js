@@ -47,5 +47,6 @@ if (container && L) {
     ),
   );
   const group = L.featureGroup(markers).addTo(map);
-  map.fitBounds(group.getBounds(), { padding: [32, 32], maxZoom: 13 });
+  // Room above the top marker for its popup, so opening one rarely has to pan the map.
+  map.fitBounds(group.getBounds(), { paddingTopLeft: [48, 112], paddingBottomRight: [48, 32], maxZoom: 13 });
 }

@@ -93,10 +93,15 @@ function vehicleMap(vehicles: VehicleRecord[], map: MapSettings): Html {
   </div>`;
 }
 
+/** Coordinates, and the fix's time when it is not the vehicle's last reading ("Last seen"). */
 function positionCell(vehicle: VehicleRecord): Html {
   const position = lastPosition(vehicle);
   if (position === null) return html`<td>No position yet</td>`;
-  return html`<td>${coordinates(position)}${position.at && html`<br />${time(position.at)}`}</td>`;
+  const older = position.at !== '' && Date.parse(position.at) !== vehicle.asOf?.getTime();
+  return html`<td>
+    <span class="position">${coordinates(position)}</span>
+    ${older && html`<span class="fix-time">at ${time(position.at)}</span>`}
+  </td>`;
 }
 
 export function vehiclesPage(viewer: Viewer, list: Page<VehicleRecord>, map: MapSettings): string {
