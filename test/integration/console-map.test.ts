@@ -9,6 +9,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectAccessible, expectOneHeading, shoot, textOf } from '../helpers/browser.js';
+import { signInToConsole } from '../helpers/console.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 
 const password = 'correct horse battery staple';
@@ -178,5 +179,19 @@ describe('console vehicle map', () => {
     );
     const keys = await page.goto('/console/api-keys');
     expect(keys!.headers()['content-security-policy']).not.toContain(tileOrigin);
+  });
+
+  it('draws no map, and loads no Leaflet, when no vehicle of the page has a position; the note says so', async () => {
+    const created = await t.createCompany('Trailer Co');
+    const email = 'dev@trailers.test';
+    expect((await t.admin('POST', `/companies/${created.id}/users`, { email, name: 'T', password })).statusCode).toBe(
+      201,
+    );
+    await t.createVehicle(created.id, { name: 'Trailer 9', vin: null });
+    const page = await (await signInToConsole(t, email, password)).get('/console/vehicles');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('No vehicle on this page has reported a position yet, so there is no map.');
+    expect(page.body).not.toContain('Map of last positions');
+    expect(page.body).not.toContain('leaflet');
   });
 });

@@ -149,8 +149,10 @@ export function vehiclesPage(viewer: Viewer, list: Page<VehicleRecord>, map: Map
     section: 'vehicles',
     viewer,
     body: html`${body} ${pager('Vehicle pages', href, list)}`,
-    styles: vehicles.length > 0 ? ['leaflet.css'] : [],
-    scripts: vehicles.length > 0 ? ['leaflet.js', 'vehicle-map.js'] : [],
+    // Leaflet only where there is a map to draw.
+    ...(vehicles.some((v) => lastPosition(v) !== null)
+      ? { styles: ['leaflet.css'], scripts: ['leaflet.js', 'vehicle-map.js'] }
+      : {}),
   });
 }
 
