@@ -17,26 +17,24 @@ const vehiclesShown = 50;
 
 const VehiclesQuery = Type.Object(PageFields);
 
+/** The list has the map: its CSP allows images from the tile host. */
+const vehiclesRoute = { schema: { hide: true, querystring: VehiclesQuery }, config: { consoleMap: true } };
+
 export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool; map: MapSettings }> = async (app, deps) => {
-  app.get(
-    '/console/vehicles',
-    // The page with the map: its CSP allows images from the tile host.
-    { schema: { hide: true, querystring: VehiclesQuery }, config: { consoleMap: true } },
-    async (request, reply) => {
-      const { companyId } = request.consoleSession;
-      const vehicles = await readPage(
-        pageRequestOf(request.query, vehiclesShown),
-        (direction, cursor, limit) => {
-          const parts = cursor === null ? null : decodeCursor(cursor, 2);
-          const at = parts && !Number.isNaN(Date.parse(parts[0]!)) && isRecordId(parts[1]!) ? parts : null;
-          const position = at ? { at: at[0]!, id: at[1]! } : null;
-          return listActiveVehiclesPage(deps.pool, companyId, position ? direction : 'next', position, limit);
-        },
-        (v) => encodeCursor([v.cursorAt, v.id]),
-      );
-      return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles, deps.map));
-    },
-  );
+  app.get('/console/vehicles', vehiclesRoute, async (request, reply) => {
+    const { companyId } = request.consoleSession;
+    const vehicles = await readPage(
+      pageRequestOf(request.query, vehiclesShown),
+      (direction, cursor, limit) => {
+        const parts = cursor === null ? null : decodeCursor(cursor, 2);
+        const at = parts && !Number.isNaN(Date.parse(parts[0]!)) && isRecordId(parts[1]!) ? parts : null;
+        const position = at ? { at: at[0]!, id: at[1]! } : null;
+        return listActiveVehiclesPage(deps.pool, companyId, position ? direction : 'next', position, limit);
+      },
+      (v) => encodeCursor([v.cursorAt, v.id]),
+    );
+    return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles, deps.map));
+  });
 
   app.get('/console/vehicles/:id', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     const { id } = request.params;
