@@ -19,8 +19,8 @@ let t: TestApp;
 let browser: Browser;
 let base: string;
 const contexts: BrowserContext[] = [];
-/** Every tile a page asked for (each aborted), and every other address a page loaded. */
-const tileRequests: string[] = [];
+/** Every tile a page asked for (each aborted) with its Referer, and every other address a page loaded. */
+const tileRequests: Array<{ url: string; referer: string | undefined }> = [];
 const otherRequests: string[] = [];
 
 interface Placed {
@@ -79,7 +79,7 @@ async function newPage(): Promise<Page> {
   await context.route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(`${tileOrigin}/`)) {
-      tileRequests.push(url);
+      tileRequests.push({ url, referer: route.request().headers().referer });
       return route.abort('internetdisconnected');
     }
     if (!url.startsWith(`${base}/`)) otherRequests.push(url);
@@ -154,8 +154,10 @@ describe('console vehicle map', () => {
     await map.getByRole('link', { name: 'Truck 1' }).click();
     await expectOneHeading(page, 'Truck 1');
 
-    // Tiles were asked for (the CSP let them through) and none loaded; nothing else left the console.
+    // Tiles were asked for (the CSP let them through), with the console's origin alone as Referer,
+    // and none loaded; nothing else left the console.
     expect(tileRequests.length).toBeGreaterThan(0);
+    expect(new Set(tileRequests.map((tile) => tile.referer))).toEqual(new Set([`${base}/`]));
     expect(otherRequests).toEqual([]);
   });
 

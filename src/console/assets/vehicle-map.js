@@ -19,7 +19,7 @@ function popupOf(position) {
   link.textContent = position.name;
   popup.append(link);
   if (position.at) {
-    popup.append(document.createElement('br'), `Position of ${position.at.slice(0, 19).replace('T', ' ')} UTC`);
+    popup.append(document.createElement('br'), `Position at ${position.at.slice(0, 19).replace('T', ' ')} UTC`);
   }
   return popup;
 }
@@ -27,6 +27,7 @@ function popupOf(position) {
 if (container && L) {
   const positions = JSON.parse(container.dataset.positions);
   container.hidden = false;
+  // The wheel scrolls the page, as everywhere else in the console; +/− and the keyboard zoom.
   const map = L.map(container, { scrollWheelZoom: false });
   L.tileLayer(container.dataset.tiles, {
     maxZoom: 19,
