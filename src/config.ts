@@ -91,6 +91,41 @@ function urlList(name: string, protocols: string[], description: string): Settin
   };
 }
 
+/** A map tile URL template and the one origin pages load its images from (the CSP's img-src). */
+export interface MapTiles {
+  urlTemplate: string;
+  /** `scheme://host[:port]`; a `{s}` subdomain label becomes `*.`. */
+  imageSource: string;
+}
+
+// A host as the URL parser normalises it (lower case, punycode), or an IPv6 literal; anything
+// else (`;`, quotes, `*`) could break out of the CSP the host is written into.
+const hostPattern = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/;
+
+/** A Leaflet tile URL (`{z}`, `{x}`, `{y}`, optionally `{s}` as the first label of the host). */
+function mapTiles(name: string, fallback: string, description: string): Setting<MapTiles> {
+  return {
+    name,
+    default: fallback,
+    description,
+    read: (env) => {
+      const urlTemplate = parseUrl(name, read(env, name) ?? fallback, ['http:', 'https:']);
+      const parsed = new URL(urlTemplate);
+      if (!['{z}', '{x}', '{y}'].every((part) => urlTemplate.includes(part))) {
+        throw new ConfigError(name, `must contain {z}, {x} and {y} (got "${urlTemplate}")`);
+      }
+      if (parsed.username !== '' || parsed.password !== '') {
+        throw new ConfigError(name, 'must not carry a user name or password: every browser would see them');
+      }
+      const subdomains = parsed.hostname.startsWith('{s}.');
+      const host = subdomains ? parsed.hostname.slice('{s}.'.length) : parsed.hostname;
+      if (!hostPattern.test(host)) throw new ConfigError(name, `has a host a browser cannot load ("${host}")`);
+      const port = parsed.port === '' ? '' : `:${parsed.port}`;
+      return { urlTemplate, imageSource: `${parsed.protocol}//${subdomains ? '*.' : ''}${host}${port}` };
+    },
+  };
+}
+
 const cidrPattern = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/;
 
 function cidrList(env: Env, name: string): string[] {
@@ -513,6 +548,22 @@ const settings = {
     86_400_000,
     'Window of the console sign-in failure counts, in milliseconds.',
   ),
+  consoleMapTiles: mapTiles(
+    'CONSOLE_MAP_TILES_URL',
+    'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+    "Map tiles of the console's Vehicles page (a Leaflet URL template: `{z}`, `{x}`, `{y}`, and `{s}` as the host's first label for subdomains). The console's Content Security Policy allows images from this host alone, on that page. The default is OpenStreetMap's tile server, whose usage policy suits light use; give your own tile server or provider for more.",
+  ),
+  consoleMapAttribution: {
+    name: 'CONSOLE_MAP_ATTRIBUTION',
+    default: '© OpenStreetMap contributors',
+    description:
+      "Attribution shown on the console's map for CONSOLE_MAP_TILES_URL's tiles, as plain text, at most 200 characters; change it with the tiles.",
+    read: (env: Env): string => {
+      const text = read(env, 'CONSOLE_MAP_ATTRIBUTION') ?? '© OpenStreetMap contributors';
+      if (text.length > 200) throw new ConfigError('CONSOLE_MAP_ATTRIBUTION', 'must be at most 200 characters');
+      return text;
+    },
+  },
   apiKeysPerCompany: integer(
     'API_KEYS_PER_COMPANY',
     50,

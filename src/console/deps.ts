@@ -26,5 +26,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A console data call (polled by a script): answers 401, never a redirect, once the session ended. */
     consoleData?: boolean;
+    /** A page with the vehicle map: its CSP also allows images from the map tile host. */
+    consoleMap?: boolean;
   }
 }

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { findConsoleSession, touchConsoleSession } from '../db/console-sessions.js';
 import { AppError } from '../errors.js';
 import { assets } from './assets.js';
+import { consolePolicies } from './content-security-policy.js';
 import type { ConsoleDeps } from './deps.js';
 import { sendConsoleError } from './errors.js';
 import { activityPages } from './routes/activity.js';
@@ -23,10 +24,6 @@ import { accountPages, teamPages } from './routes/team.js';
 import { webhookPages } from './routes/webhooks.js';
 import { csrfTokenMatches, fromConsoleOrigin, hashSessionToken, sessionTokenFrom } from './session.js';
 import { SignInLimiter } from './sign-in-limiter.js';
-
-/** No inline script or style anywhere; the console is never framed. */
-const contentSecurityPolicy =
-  "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'";
 
 // last_seen_at is written at most once a minute per session, so reading pages stays write-free.
 const touchIntervalMs = 60_000;
@@ -52,8 +49,9 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
     { parseAs: 'string', bodyLimit: 64 * 1024 },
     (_request, body, done) => done(null, parseForm(body as string)),
   );
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('content-security-policy', contentSecurityPolicy);
+  const policies = consolePolicies(deps.config.consoleMapTiles);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('content-security-policy', request.routeOptions.config.consoleMap ? policies.mapPage : policies.page);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'same-origin');
@@ -128,7 +126,10 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
     });
     await signedIn.register(sessionPages, { pool: deps.pool });
-    await signedIn.register(vehiclePages, { pool: deps.pool });
+    await signedIn.register(vehiclePages, {
+      pool: deps.pool,
+      map: { tiles: deps.config.consoleMapTiles, attribution: deps.config.consoleMapAttribution },
+    });
     await signedIn.register(apiKeyPages, deps);
     await signedIn.register(webhookPages, deps);
     await signedIn.register(monitoringPages, deps);

@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, readPage } from '../../domain/keyset-page.j
 import { PageFields, pageRequestOf } from './paging.js';
 import { requireVehicle } from '../../vehicles/vehicle-actions.js';
 import { viewer } from '../viewer.js';
-import { vehiclePage, vehiclesPage } from '../views/vehicles.js';
+import { vehiclePage, vehiclesPage, type MapSettings } from '../views/vehicles.js';
 import { IdParams } from './forms.js';
 
 /** Vehicles per page. */
@@ -17,8 +17,11 @@ const vehiclesShown = 50;
 
 const VehiclesQuery = Type.Object(PageFields);
 
-export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
-  app.get('/console/vehicles', { schema: { hide: true, querystring: VehiclesQuery } }, async (request, reply) => {
+/** The list has the map: its CSP allows images from the tile host. */
+const vehiclesRoute = { schema: { hide: true, querystring: VehiclesQuery }, config: { consoleMap: true } };
+
+export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool; map: MapSettings }> = async (app, deps) => {
+  app.get('/console/vehicles', vehiclesRoute, async (request, reply) => {
     const { companyId } = request.consoleSession;
     const vehicles = await readPage(
       pageRequestOf(request.query, vehiclesShown),
@@ -30,7 +33,7 @@ export const vehiclePages: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (ap
       },
       (v) => encodeCursor([v.cursorAt, v.id]),
     );
-    return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles));
+    return reply.type('text/html; charset=utf-8').send(vehiclesPage(viewer(request), vehicles, deps.map));
   });
 
   app.get('/console/vehicles/:id', { schema: { hide: true, params: IdParams } }, async (request, reply) => {

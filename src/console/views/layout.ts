@@ -25,12 +25,13 @@ export interface Viewer {
   csrfToken: string;
 }
 
-function head(title: string, scripts: AssetName[]): Html {
+function head(title: string, scripts: AssetName[], styles: AssetName[] = []): Html {
   return html`<head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${title} · Fleet console</title>
     <link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml" />
+    ${styles.map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}" />`)}
     <link rel="stylesheet" href="${assetUrl('console.css')}" />
     ${scripts.map((name) => html`<script type="module" src="${assetUrl(name)}"></script>`)}
   </head>`;
@@ -73,10 +74,12 @@ export function page(options: {
   viewer: Viewer;
   body: Html;
   scripts?: AssetName[];
+  /** Stylesheets before the console's own, which may override them. */
+  styles?: AssetName[];
 }): string {
   const { title, section, viewer } = options;
   return `<!doctype html>${html`<html lang="en">
-    ${head(title, options.scripts ?? [])}
+    ${head(title, options.scripts ?? [], options.styles)}
     <body>
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
