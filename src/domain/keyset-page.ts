@@ -3,6 +3,7 @@
  * found by an index range scan rather than an offset, so rows added meanwhile never shift a page
  * or show a row twice. 'next' reads further down the list (older rows), 'previous' back up.
  */
+import { isRecordId } from './ids.js';
 
 export type PageDirection = 'next' | 'previous';
 
@@ -83,4 +84,24 @@ export function parseTimeCursor(cursor: string | null): { at: Date; id: string }
   if (!parts) return null;
   const [at, id] = parts as [string, string];
   return Number.isNaN(Date.parse(at)) || id.length > 40 ? null : { at: new Date(at), id };
+}
+
+/** `timestamptz::text` (DateStyle ISO), the one form `parseExactTimeCursor` takes. */
+const postgresTime = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
+
+/**
+ * The cursor of a row ordered by (time, id), its time as Postgres wrote it (`created_at::text`):
+ * to the microsecond, so a statement compares it with the column as is, through its index; a Date
+ * would cut it to the millisecond.
+ */
+export function exactTimeCursor(at: string, id: string): string {
+  return encodeCursor([at, id]);
+}
+
+/** The (time as Postgres wrote it, id) a cursor names, or null when it is not one: the list then starts at the top. */
+export function parseExactTimeCursor(cursor: string | null): { at: string; id: string } | null {
+  const parts = cursor === null ? null : decodeCursor(cursor, 2);
+  if (!parts) return null;
+  const [at, id] = parts as [string, string];
+  return postgresTime.test(at) && !Number.isNaN(Date.parse(at)) && isRecordId(id) ? { at, id } : null;
 }

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { StringEnum } from '../../web/schemas.js';
 import {
-  listMonitoringDeliveries,
+  listMonitoringDeliveriesPage,
   loadEndpointHealth,
   monitoringDeliveryStatuses,
   type MonitoringDeliveryStatus,
@@ -16,13 +16,25 @@ import { retryMonitoringDelivery } from '../../monitoring/delivery-actions.js';
 import { removeMonitoringSubscription, requireMonitoringSubscription } from '../../monitoring/subscription-actions.js';
 import { userActor } from '../../audit/record.js';
 import { isRecordId } from '../../domain/ids.js';
-import { parseTimeCursor, readPage, timeCursor } from '../../domain/keyset-page.js';
+import {
+  exactTimeCursor,
+  parseExactTimeCursor,
+  parseTimeCursor,
+  readPage,
+  timeCursor,
+  type PageRequest,
+} from '../../domain/keyset-page.js';
 import { deleteConfirmPage } from '../views/delete-confirm.js';
 import { PageFields, pageRequestOf } from './paging.js';
 import { asRefusal, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
-import { monitoringDeleteConsequence, monitoringDeliveries, monitoringPage } from '../views/monitoring.js';
+import {
+  monitoringDeleteConsequence,
+  monitoringDeliveries,
+  monitoringPage,
+  monitoringSubscriptionPage,
+} from '../views/monitoring.js';
 import { Form, IdParams } from './forms.js';
 
 const StatusQuery = Type.Object({
@@ -38,22 +50,40 @@ const DeleteForm = Form({});
 
 /** Subscriptions per page. */
 const subscriptionsShown = 20;
+/** The newest deliveries a subscription's card shows; its own page has them all. */
+const deliveriesPreviewed = 5;
+/** Deliveries per page of a subscription's own page. */
 const deliveriesShown = 20;
+const firstPreview: PageRequest = { direction: 'next', cursor: null, limit: deliveriesPreviewed };
 
 function statusFilter(status: string | undefined): MonitoringDeliveryStatus | null {
   return status ? (status as MonitoringDeliveryStatus) : null;
 }
 
 export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
-  async function deliveriesOf(companyId: string, subscriptionId: string, status: MonitoringDeliveryStatus | null) {
-    return listMonitoringDeliveries(
-      deps.pool,
-      companyId,
-      subscriptionId,
-      { status, event: null, since: null },
-      deliveriesShown,
-      0,
+  const deliveriesPage = (
+    companyId: string,
+    subscriptionId: string,
+    status: MonitoringDeliveryStatus | null,
+    request: PageRequest,
+  ) =>
+    readPage(
+      request,
+      (direction, cursor, limit) => {
+        const position = parseExactTimeCursor(cursor);
+        const from = position ? direction : 'next';
+        return listMonitoringDeliveriesPage(deps.pool, companyId, subscriptionId, status, from, position, limit);
+      },
+      (d) => exactTimeCursor(d.cursorAt, d.id),
     );
+
+  /** The company's live subscription with its vehicle's name; 404 for another company's or a deleted one. */
+  async function requireLiveSubscription(request: FastifyRequest, id: string) {
+    const { companyId } = request.consoleSession;
+    const subscription = await requireMonitoringSubscription(deps.pool, companyId, id);
+    if (subscription.deletedAt) throw notFound('monitoring subscription');
+    const names = await listVehicleLabels(deps.pool, companyId, [subscription.vehicleId]);
+    return { subscription, vehicleName: names.get(subscription.vehicleId) ?? subscription.vehicleId };
   }
 
   async function render(
@@ -85,7 +115,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
       subscriptions.map(async (subscription) => ({
         subscription,
         vehicleName: names.get(subscription.vehicleId) ?? subscription.vehicleId,
-        deliveries: await deliveriesOf(companyId, subscription.id, status),
+        deliveries: (await deliveriesPage(companyId, subscription.id, status, firstPreview)).rows,
         health: await loadEndpointHealth(deps.pool, subscription.id, deps.now()),
       })),
     );
@@ -118,8 +148,29 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
       const { id } = request.params;
       const subscription = await requireMonitoringSubscription(deps.pool, companyId, id);
       const status = statusFilter(request.query.status);
-      const deliveries = await deliveriesOf(companyId, subscription.id, status);
-      return reply.type('text/html; charset=utf-8').send(monitoringDeliveries(csrfToken, deliveries, status).text);
+      const deliveries = await deliveriesPage(companyId, subscription.id, status, firstPreview);
+      return reply.type('text/html; charset=utf-8').send(monitoringDeliveries(csrfToken, deliveries.rows, status).text);
+    },
+  );
+
+  app.get(
+    '/console/monitoring/:id',
+    { schema: { hide: true, params: IdParams, querystring: StatusQuery } },
+    async (request, reply) => {
+      const { subscription, vehicleName } = await requireLiveSubscription(request, request.params.id);
+      const status = statusFilter(request.query.status);
+      const pageRequest = pageRequestOf(request.query, deliveriesShown);
+      const { companyId } = request.consoleSession;
+      const deliveries = await deliveriesPage(companyId, subscription.id, status, pageRequest);
+      return reply.type('text/html; charset=utf-8').send(
+        monitoringSubscriptionPage(viewer(request), {
+          subscription,
+          vehicleName,
+          deliveries,
+          statuses: monitoringDeliveryStatuses,
+          status,
+        }),
+      );
     },
   );
 
@@ -145,11 +196,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
   );
 
   app.get('/console/monitoring/:id/delete', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-    const { companyId } = request.consoleSession;
-    const subscription = await requireMonitoringSubscription(deps.pool, companyId, request.params.id);
-    if (subscription.deletedAt) throw notFound('monitoring subscription');
-    const names = await listVehicleLabels(deps.pool, companyId, [subscription.vehicleId]);
-    const vehicleName = names.get(subscription.vehicleId) ?? subscription.vehicleId;
+    const { subscription, vehicleName } = await requireLiveSubscription(request, request.params.id);
     return reply.type('text/html; charset=utf-8').send(
       deleteConfirmPage(viewer(request), {
         section: 'monitoring',
