@@ -4,6 +4,7 @@
  * attempts. The pipeline writes deliveries and attempts (src/db/monitoring-delivery-queue.ts).
  */
 import type { MonitoringKind } from '../domain/monitoring-kinds.js';
+import { cursorTimeOf } from './cursor-time.js';
 import type { Queryable } from './pool.js';
 
 export const monitoringDeliveryStatuses = ['pending', 'retrying', 'succeeded', 'failed'] as const;
@@ -79,7 +80,7 @@ export async function listMonitoringDeliveries(
 
 /**
  * A page of a subscription's deliveries with the status `status` (any when null) next to the
- * cursor row (its `created_at` as Postgres wrote it, to the microsecond, and id), newest first:
+ * cursor row (its `created_at` to the microsecond, and id), newest first:
  * older ones for 'next', newer ones for 'previous' (the newest when the cursor is null), with their
  * attempts as listMonitoringDeliveries gives them. Only one branch of the union runs (its direction
  * test is a one-time filter), each a range scan of monitoring_deliveries_subscription_page.
@@ -99,7 +100,7 @@ export async function listMonitoringDeliveriesPage(
     text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
            FROM (
              SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.next_attempt_at AS "nextAttemptAt",
-                    d.created_at AS "createdAt", d.created_at::text AS "cursorAt"
+                    d.created_at AS "createdAt", ${cursorTimeOf('d.created_at')} AS "cursorAt"
              FROM ((SELECT * FROM monitoring_deliveries
                     WHERE $4 = 'next' AND ${matching}
                       AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))

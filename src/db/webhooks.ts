@@ -1,4 +1,5 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
+import { cursorTimeOf } from './cursor-time.js';
 import { attemptsListed } from './monitoring-deliveries.js';
 import type { Queryable } from './pool.js';
 
@@ -119,7 +120,7 @@ export async function claimLaneDeliveries(
              UPDATE webhook_deliveries d SET status = 'sending', claimed_at = clock_timestamp()
              FROM next WHERE d.id = next.id RETURNING d.id, d.event_id, d.subscription_id, d.created_at
            )
-           SELECT c.id AS "deliveryId", to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
+           SELECT c.id AS "deliveryId", ${cursorTimeOf('c.created_at')} AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
            FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id
            ORDER BY c.created_at`,
@@ -306,8 +307,8 @@ export async function listSubscriptions(q: Queryable, companyId: string): Promis
 }
 
 /**
- * A page of the company's live subscriptions next to the cursor row (its `created_at` as Postgres
- * wrote it, and id), newest first: older ones for 'next', newer ones for 'previous' (the newest
+ * A page of the company's live subscriptions next to the cursor row (its `created_at` to the
+ * microsecond, and id), newest first: older ones for 'next', newer ones for 'previous' (the newest
  * when the cursor is null). Only one branch of the union runs, each a range scan of
  * webhook_subscriptions_company_page.
  */
@@ -319,7 +320,7 @@ export async function listSubscriptionsPage(
   limit: number,
 ): Promise<Array<SubscriptionRecord & { cursorAt: string }>> {
   const result = await q.query<SubscriptionRecord & { cursorAt: string }>(
-    `SELECT ${subscriptionColumns}, created_at::text AS "cursorAt" FROM (
+    `SELECT ${subscriptionColumns}, ${cursorTimeOf('created_at')} AS "cursorAt" FROM (
        (SELECT * FROM webhook_subscriptions
         WHERE $2 = 'next' AND company_id = $1 AND deleted_at IS NULL
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
@@ -429,8 +430,8 @@ export async function listDeliveries(
 }
 
 /**
- * A page of a subscription's deliveries next to the cursor row (its `created_at` as Postgres wrote
- * it, to the microsecond, and id), newest first: older ones for 'next', newer ones for 'previous'
+ * A page of a subscription's deliveries next to the cursor row (its `created_at` to the microsecond,
+ * and id), newest first: older ones for 'next', newer ones for 'previous'
  * (the newest when the cursor is null), with their attempts as listDeliveries gives them. Only one
  * branch of the union runs (its direction test is a one-time filter), each a range scan of
  * webhook_deliveries_subscription_page.
@@ -448,7 +449,7 @@ export async function listDeliveriesPage(
     text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
            FROM (
              SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt",
-                    d.completed_at AS "completedAt", d.created_at::text AS "cursorAt"
+                    d.completed_at AS "completedAt", ${cursorTimeOf('d.created_at')} AS "cursorAt"
              FROM ((SELECT * FROM webhook_deliveries
                     WHERE $3 = 'next' AND subscription_id = $1 AND company_id = $2
                       AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
