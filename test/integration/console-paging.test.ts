@@ -14,6 +14,7 @@ import {
   nav,
   shoot,
   signIn,
+  textOf,
   type ConsoleBrowser,
 } from '../helpers/browser.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
@@ -146,7 +147,7 @@ describe('console paging of webhook subscriptions and deliveries', () => {
     expect(await kindsShown(page)).toEqual(['delivery.late', ...kinds(44, 26)]);
   });
 
-  it("pages a monitoring subscription's deliveries by the status filter, stable while one arrives", async () => {
+  it("pages a monitoring subscription's deliveries by the status filter, stable while one arrives; Retry comes back to it", async () => {
     const url = 'http://127.0.0.1:9/monitored';
     const subscribed = await v1(t, 'POST', '/runs/subscribe', company.key, {
       vehicle_id: vehicleId,
@@ -190,5 +191,14 @@ describe('console paging of webhook subscriptions and deliveries', () => {
     expect(await kindsShown(page)).toEqual(kinds(29, 10));
     await follow(page, 'Delivery pages', 'Previous');
     expect(await kindsShown(page)).toEqual(['delivery.late', ...kinds(29, 11)]);
+
+    // Retry answers with this page, by the same filter.
+    await page
+      .getByRole('row', { name: /^delivery\.20 failed/ })
+      .getByRole('button', { name: 'Retry' })
+      .click();
+    await expectOneHeading(page, `Deliveries to ${name}`);
+    expect(await textOf(page.getByRole('status'))).toBe('Retry sent: the attempt appears under the delivery.');
+    expect(await page.getByLabel('Status').inputValue()).toBe('failed');
   });
 });

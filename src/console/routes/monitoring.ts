@@ -26,7 +26,7 @@ import {
 } from '../../domain/keyset-page.js';
 import { deleteConfirmPage } from '../views/delete-confirm.js';
 import { PageFields, pageRequestOf } from './paging.js';
-import { asRefusal, redirectRefused, takeFlash } from '../flash.js';
+import { asRefusal, putFlash, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import {
@@ -37,15 +37,18 @@ import {
 } from '../views/monitoring.js';
 import { Form, IdParams } from './forms.js';
 
+const StatusField = Type.Optional(Type.Union([StringEnum(monitoringDeliveryStatuses), Type.Literal('')]));
+
 const StatusQuery = Type.Object({
   ...PageFields,
-  status: Type.Optional(Type.Union([StringEnum(monitoringDeliveryStatuses), Type.Literal('')])),
+  status: StatusField,
   retried: Type.Optional(Type.String({ maxLength: 100 })),
   deleted: Type.Optional(Type.String({ maxLength: 2048 })),
   refused: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
-const RetryForm = Form({});
+/** From a subscription's own page, its id and filter, so the answer goes back there. */
+const RetryForm = Form({ subscription: Type.Optional(Type.String({ maxLength: 100 })), status: StatusField });
 const DeleteForm = Form({});
 
 /** Subscriptions per page. */
@@ -58,6 +61,17 @@ const firstPreview: PageRequest = { direction: 'next', cursor: null, limit: deli
 
 function statusFilter(status: string | undefined): MonitoringDeliveryStatus | null {
   return status ? (status as MonitoringDeliveryStatus) : null;
+}
+
+const retriedNotice = 'Retry sent: the attempt appears under the delivery.';
+
+/** The page a Retry answers with: the subscription's own page it was pressed on (same filter), else the list. */
+function afterRetry(form: { subscription?: string; status?: string }, outcome: string): string {
+  const path =
+    form.subscription && isRecordId(form.subscription)
+      ? `/console/monitoring/${form.subscription}`
+      : '/console/monitoring';
+  return `${path}?${form.subscription && form.status ? `status=${form.status}&` : ''}${outcome}`;
 }
 
 export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
@@ -132,7 +146,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
   app.get('/console/monitoring', { schema: { hide: true, querystring: StatusQuery } }, async (request, reply) => {
     const { retried, deleted } = request.query;
     let notice: string | null = null;
-    if (retried) notice = 'Retry sent: the attempt appears under the delivery.';
+    if (retried) notice = retriedNotice;
     else if (deleted) notice = `Deleted the subscription of ${deleted}. It receives nothing more.`;
     const refused = await takeFlash(deps, request, 'refused', 'monitoring', request.query.refused);
     return reply
@@ -162,6 +176,7 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
       const pageRequest = pageRequestOf(request.query, deliveriesShown);
       const { companyId } = request.consoleSession;
       const deliveries = await deliveriesPage(companyId, subscription.id, status, pageRequest);
+      const refused = await takeFlash(deps, request, 'refused', 'monitoring', request.query.refused);
       return reply.type('text/html; charset=utf-8').send(
         monitoringSubscriptionPage(viewer(request), {
           subscription,
@@ -169,6 +184,8 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
           deliveries,
           statuses: monitoringDeliveryStatuses,
           status,
+          notice: request.query.retried ? retriedNotice : null,
+          error: refused?.error ?? null,
         }),
       );
     },
@@ -187,11 +204,13 @@ export const monitoringPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (ap
         id,
       ).catch(asRefusal);
       if (accepted instanceof AppError) {
-        const error = `Not retried: ${accepted.message}.`;
-        return redirectRefused(deps, request, reply, 'monitoring', { error, draft: null });
+        const refusal = { error: `Not retried: ${accepted.message}.`, draft: null };
+        const { id: sessionId } = request.consoleSession;
+        const flashId = await putFlash(deps.pool, deps.config.secretsKey, sessionId, 'refused', 'monitoring', refusal);
+        return reply.redirect(afterRetry(request.body, `refused=${flashId}`), 303);
       }
       if (!accepted) throw notFound('monitoring delivery');
-      return reply.redirect(`/console/monitoring?retried=${accepted.deliveryId}`, 303);
+      return reply.redirect(afterRetry(request.body, `retried=${accepted.deliveryId}`), 303);
     },
   );
 

@@ -9,7 +9,7 @@ import { html, type Html } from '../html.js';
 import { time } from './format.js';
 import { allDeliveriesLink, deliveryTable } from './delivery-table.js';
 import { deleteButton, deleteDialog } from './delete-confirm.js';
-import { alertBox, csrfField, page, pager, type Viewer } from './layout.js';
+import { alertBox, csrfField, noticeBox, page, pager, type Viewer } from './layout.js';
 
 export interface MonitoringView {
   subscriptions: Array<{
@@ -32,11 +32,15 @@ function lastAttempt(delivery: MonitoringDeliveryRecord): string {
   return last.statusCode !== null ? `HTTP ${last.statusCode} in ${last.durationMs} ms` : (last.error ?? 'error');
 }
 
-/** One subscription's deliveries: the page's and the live region's markup. */
+/**
+ * One subscription's deliveries: the page's and the live region's markup. On the subscription's
+ * own page (`subscriptionPage`, its id), Retry comes back to that page by the same filter.
+ */
 export function monitoringDeliveries(
   csrfToken: string,
   deliveries: MonitoringDeliveryRecord[],
   status: MonitoringDeliveryStatus | null,
+  subscriptionPage: string | null = null,
 ): Html {
   return deliveryTable({
     rows: deliveries.map((d) => ({ ...d, lastResponse: lastAttempt(d) })),
@@ -48,6 +52,8 @@ export function monitoringDeliveries(
       d.status === 'failed'
         ? html`<form method="post" action="/console/monitoring/deliveries/${d.id}/retry" class="inline">
             ${csrfField(csrfToken)}
+            ${subscriptionPage ? html`<input type="hidden" name="subscription" value="${subscriptionPage}" />` : ''}
+            ${subscriptionPage && status ? html`<input type="hidden" name="status" value="${status}" />` : ''}
             <button type="submit">Retry</button>
           </form>`
         : null,
@@ -125,17 +131,20 @@ export interface MonitoringSubscriptionView {
   deliveries: { rows: MonitoringDeliveryRecord[]; next: string | null; previous: string | null };
   statuses: readonly MonitoringDeliveryStatus[];
   status: MonitoringDeliveryStatus | null;
+  notice: string | null;
+  error: string | null;
 }
 
 /** One subscription's deliveries, a page at a time, by the same status filter as the list. */
 export function monitoringSubscriptionPage(viewer: Viewer, view: MonitoringSubscriptionView): string {
   const { subscription: s, deliveries, status } = view;
   const path = `/console/monitoring/${s.id}`;
-  const body = html`<p>Tier ${s.tier} · ${s.events.length} event kinds · created ${time(s.createdAt)}</p>
+  const body = html`${alertBox(view.error)} ${noticeBox(view.notice)}
+    <p>Tier ${s.tier} · ${s.events.length} event kinds · created ${time(s.createdAt)}</p>
     <p><a href="/console/monitoring">All monitoring subscriptions</a></p>
     ${statusFilter(path, view.statuses, status)}
     <h2>Deliveries</h2>
-    ${monitoringDeliveries(viewer.csrfToken, deliveries.rows, status)}
+    ${monitoringDeliveries(viewer.csrfToken, deliveries.rows, status, s.id)}
     ${pager('Delivery pages', (direction, cursor) => `${path}?${status ? `status=${status}&` : ''}${direction}=${cursor}`, deliveries)}`;
   return page({ title: `Deliveries to ${view.vehicleName}: ${s.webhookUrl}`, section: 'monitoring', viewer, body });
 }
