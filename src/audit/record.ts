@@ -36,6 +36,9 @@ export function apiKeyActor(key: { keyId: string; keyPrefix: string }): AuditAct
   return { kind: 'api_key', id: key.keyId, label: key.keyPrefix };
 }
 
+/** The operator (docs/operator-api.md) acts under the one admin token: no id, one label. */
+export const operatorActor: AuditActor = { kind: 'operator', id: null, label: 'operator' };
+
 export function recordAudit(
   tx: Queryable,
   companyId: string,

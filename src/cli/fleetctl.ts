@@ -27,6 +27,10 @@ const usage = `fleetctl <command> [options]
   user add --company <id> --email <e> --name <n> [--role admin|developer] [--password <p>]
                                             console user (admin by default); without --password one
                                             is generated and printed once
+  user list --company <id>
+  user set-role --company <id> (--user <id> | --email <e>) --role admin|developer
+                                            change a user's role; refused (409) for the company's
+                                            last admin
   user disable <user-id>                    the user cannot sign in; their sessions end
   vehicle transfer <vehicle-id> <company-id> [--at <ISO time>]
                                             move a vehicle to another company (its history stays
@@ -96,6 +100,18 @@ function table(rows: Array<Record<string, unknown>>, columns: string[]): string 
 
 function shorten(text: string | null, chars: number): string | null {
   return text !== null && text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+
+/** The id of the company's live user with this email (emails are unique among live users). */
+async function liveUserIdOf(config: CliConfig, companyId: string, email: string): Promise<string> {
+  const users: Array<{ id: string; email: string; disabled_at: string | null }> = await call(
+    config,
+    'GET',
+    `/companies/${companyId}/users`,
+  );
+  const user = users.find((u) => u.disabled_at === null && u.email.toLowerCase() === email.toLowerCase());
+  if (!user) throw new CliError(`the company has no live console user ${email}`);
+  return user.id;
 }
 
 function required(value: string | undefined, what: string): string {
@@ -181,6 +197,7 @@ async function main(argv: string[], io: CliIo): Promise<void> {
       email: { type: 'string' },
       password: { type: 'string' },
       role: { type: 'string' },
+      user: { type: 'string' },
       at: { type: 'string' },
       watch: { type: 'boolean', default: false },
       interval: { type: 'string' },
@@ -289,6 +306,20 @@ async function main(argv: string[], io: CliIo): Promise<void> {
           ...(generated ? [`\n\n  password: ${password}\n\nShown once: give it to the user now.`] : []),
         ].join(''),
       );
+      return;
+    }
+    case 'user list': {
+      const users = await call(config, 'GET', `/companies/${required(values.company, '--company')}/users`);
+      out.print(users, () => table(users, ['id', 'email', 'name', 'role', 'disabled_at']));
+      return;
+    }
+    case 'user set-role': {
+      const companyId = required(values.company, '--company');
+      const role = required(values.role, '--role');
+      const userId =
+        values.user ?? (await liveUserIdOf(config, companyId, required(values.email, '--user or --email')));
+      const user = await call(config, 'PATCH', `/companies/${companyId}/users/${userId}`, { role });
+      out.print(user, () => `console user ${user.email} is now ${user.role}`);
       return;
     }
     case 'user disable': {

@@ -1,11 +1,12 @@
 import type { Queryable } from './pool.js';
 
-export type AuditActorKind = 'user' | 'api_key';
+export type AuditActorKind = 'user' | 'api_key' | 'operator';
 
-/** Who made a change: a console user (labelled by email) or an API key (by its prefix). */
+/** Who made a change: a console user (labelled by email), an API key (by its prefix) or the operator. */
 export interface AuditActor {
   kind: AuditActorKind;
-  id: string;
+  /** The user's or key's id; null for the operator, who has none. */
+  id: string | null;
   label: string;
 }
 
@@ -20,7 +21,7 @@ export interface AuditEventInput {
 export interface AuditEventRecord {
   id: string;
   actorKind: AuditActorKind;
-  actorId: string;
+  actorId: string | null;
   actorLabel: string;
   action: string;
   targetType: string;

@@ -4,6 +4,7 @@
  * attempts. The pipeline writes deliveries and attempts (src/db/monitoring-delivery-queue.ts).
  */
 import type { MonitoringKind } from '../domain/monitoring-kinds.js';
+import { cursorTimeOf } from './cursor-time.js';
 import type { Queryable } from './pool.js';
 
 export const monitoringDeliveryStatuses = ['pending', 'retrying', 'succeeded', 'failed'] as const;
@@ -58,7 +59,7 @@ export async function listMonitoringDeliveries(
   limit: number,
   offset: number,
 ): Promise<MonitoringDeliveryRecord[]> {
-  const result = await q.query<Omit<MonitoringDeliveryRecord, 'attempts'> & { attempts: RawAttempt[] }>({
+  const result = await q.query<RawDelivery>({
     name: 'list-monitoring-deliveries',
     text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
            FROM (
@@ -70,24 +71,83 @@ export async function listMonitoringDeliveries(
                AND ($5::timestamptz IS NULL OR d.created_at >= $5)
              ORDER BY d.created_at DESC, d.id DESC LIMIT $6 OFFSET $7
            ) p
-           CROSS JOIN LATERAL (
+           ${attemptsOfPage(8)}
+           ORDER BY p."createdAt" DESC, p.id DESC`,
+    values: [subscriptionId, companyId, filter.status, filter.event, filter.since, limit, offset, attemptsListed],
+  });
+  return result.rows.map(withAttemptTimes);
+}
+
+/**
+ * A page of a subscription's deliveries with the status `status` (any when null) next to the
+ * cursor row (its `created_at` to the microsecond, and id), newest first:
+ * older ones for 'next', newer ones for 'previous' (the newest when the cursor is null), with their
+ * attempts as listMonitoringDeliveries gives them. Only one branch of the union runs (its direction
+ * test is a one-time filter), each a range scan of monitoring_deliveries_subscription_page.
+ */
+export async function listMonitoringDeliveriesPage(
+  q: Queryable,
+  companyId: string,
+  subscriptionId: string,
+  status: MonitoringDeliveryStatus | null,
+  direction: 'next' | 'previous',
+  cursor: { at: string; id: string } | null,
+  limit: number,
+): Promise<Array<MonitoringDeliveryRecord & { cursorAt: string }>> {
+  const matching = `subscription_id = $1 AND company_id = $2 AND ($3::text IS NULL OR status = $3)`;
+  const result = await q.query<RawDelivery & { cursorAt: string }>({
+    name: 'list-monitoring-deliveries-page',
+    text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
+           FROM (
+             SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.next_attempt_at AS "nextAttemptAt",
+                    d.created_at AS "createdAt", ${cursorTimeOf('d.created_at')} AS "cursorAt"
+             FROM ((SELECT * FROM monitoring_deliveries
+                    WHERE $4 = 'next' AND ${matching}
+                      AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
+                    ORDER BY created_at DESC, id DESC LIMIT $7)
+                   UNION ALL
+                   (SELECT * FROM monitoring_deliveries
+                    WHERE $4 = 'previous' AND ${matching} AND (created_at, id) > ($5::timestamptz, $6::uuid)
+                    ORDER BY created_at, id LIMIT $7)) d
+             JOIN monitoring_events e ON e.id = d.event_id
+           ) p
+           ${attemptsOfPage(8)}
+           ORDER BY p."createdAt" DESC, p.id DESC`,
+    values: [
+      subscriptionId,
+      companyId,
+      status,
+      direction,
+      cursor?.at ?? null,
+      cursor?.id ?? null,
+      limit,
+      attemptsListed,
+    ],
+  });
+  return result.rows.map(withAttemptTimes);
+}
+
+/**
+ * The attempts of each delivery of a page `p`: the newest `$<attemptsParam>` of them, oldest first,
+ * read newest first through their key, and the delivery's attempt count.
+ */
+function attemptsOfPage(attemptsParam: number): string {
+  return `CROSS JOIN LATERAL (
              SELECT coalesce(json_agg(json_build_object(
                         'at', n.started_at, 'trigger', n.trigger, 'statusCode', n.status_code, 'error', n.error,
                         'durationMs', n.duration_ms) ORDER BY n.attempt_number), '[]'::json) AS attempts,
                     coalesce(max(n.attempt_number), 0) AS count
-             FROM (SELECT * FROM monitoring_attempts WHERE delivery_id = p.id ORDER BY attempt_number DESC LIMIT $8) n
-           ) a
-           ORDER BY p."createdAt" DESC, p.id DESC`,
-    values: [subscriptionId, companyId, filter.status, filter.event, filter.since, limit, offset, attemptsListed],
-  });
-  return result.rows.map((row) => ({
-    ...row,
-    attempts: row.attempts.map((a) => ({ ...a, at: new Date(a.at) })),
-  }));
+             FROM (SELECT * FROM monitoring_attempts WHERE delivery_id = p.id ORDER BY attempt_number DESC LIMIT $${attemptsParam}) n
+           ) a`;
 }
 
 /** json_build_object gives timestamps as text. */
 type RawAttempt = Omit<MonitoringAttemptRecord, 'at'> & { at: string };
+type RawDelivery = Omit<MonitoringDeliveryRecord, 'attempts'> & { attempts: RawAttempt[] };
+
+function withAttemptTimes<Row extends RawDelivery>(row: Row): Omit<Row, 'attempts'> & MonitoringDeliveryRecord {
+  return { ...row, attempts: row.attempts.map((a) => ({ ...a, at: new Date(a.at) })) };
+}
 
 export async function countMonitoringDeliveries(
   q: Queryable,

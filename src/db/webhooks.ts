@@ -1,4 +1,5 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
+import { cursorTimeOf } from './cursor-time.js';
 import { attemptsListed } from './monitoring-deliveries.js';
 import type { Queryable } from './pool.js';
 
@@ -119,7 +120,7 @@ export async function claimLaneDeliveries(
              UPDATE webhook_deliveries d SET status = 'sending', claimed_at = clock_timestamp()
              FROM next WHERE d.id = next.id RETURNING d.id, d.event_id, d.subscription_id, d.created_at
            )
-           SELECT c.id AS "deliveryId", to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
+           SELECT c.id AS "deliveryId", ${cursorTimeOf('c.created_at')} AS "createdAt", e.id AS "eventId", e.kind, e.occurred_at AS "occurredAt", e.payload::text AS "payloadJson", s.url,
                   s.secret_ciphertext AS "secretCiphertext", s.deleted_at IS NOT NULL AS "subscriptionDeleted"
            FROM claimed c JOIN webhook_events e ON e.id = c.event_id JOIN webhook_subscriptions s ON s.id = c.subscription_id
            ORDER BY c.created_at`,
@@ -305,6 +306,35 @@ export async function listSubscriptions(q: Queryable, companyId: string): Promis
   return result.rows;
 }
 
+/**
+ * A page of the company's live subscriptions next to the cursor row (its `created_at` to the
+ * microsecond, and id), newest first: older ones for 'next', newer ones for 'previous' (the newest
+ * when the cursor is null). Only one branch of the union runs, each a range scan of
+ * webhook_subscriptions_company_page.
+ */
+export async function listSubscriptionsPage(
+  q: Queryable,
+  companyId: string,
+  direction: 'next' | 'previous',
+  cursor: { at: string; id: string } | null,
+  limit: number,
+): Promise<Array<SubscriptionRecord & { cursorAt: string }>> {
+  const result = await q.query<SubscriptionRecord & { cursorAt: string }>(
+    `SELECT ${subscriptionColumns}, ${cursorTimeOf('created_at')} AS "cursorAt" FROM (
+       (SELECT * FROM webhook_subscriptions
+        WHERE $2 = 'next' AND company_id = $1 AND deleted_at IS NULL
+          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+        ORDER BY created_at DESC, id DESC LIMIT $5)
+       UNION ALL
+       (SELECT * FROM webhook_subscriptions
+        WHERE $2 = 'previous' AND company_id = $1 AND deleted_at IS NULL AND (created_at, id) > ($3::timestamptz, $4::uuid)
+        ORDER BY created_at, id LIMIT $5)) page
+     ORDER BY created_at DESC, id DESC`,
+    [companyId, direction, cursor?.at ?? null, cursor?.id ?? null, limit],
+  );
+  return result.rows;
+}
+
 export async function findSubscription(
   q: Queryable,
   companyId: string,
@@ -354,10 +384,26 @@ export interface DeliveryRecord {
 }
 
 /**
+ * The attempts of each delivery of a page `p`: the newest `$<attemptsParam>` of them, oldest first,
+ * read newest first through their key, and the delivery's attempt count. Attempts are numbered
+ * from 1 without gaps (a core delivery has one; the recovery record takes the same number), so the
+ * newest number is the count.
+ */
+function attemptsOfPage(attemptsParam: number): string {
+  return `CROSS JOIN LATERAL (
+             SELECT coalesce(json_agg(json_build_object(
+                        'attempt_number', n.attempt_number, 'trigger', n.trigger, 'started_at', n.started_at,
+                        'duration_ms', n.duration_ms, 'response_status', n.response_status,
+                        'response_excerpt', n.response_excerpt, 'response_truncated', n.response_truncated,
+                        'error_code', n.error_code, 'error_message', n.error_message) ORDER BY n.attempt_number), '[]'::json) AS attempts,
+                    coalesce(max(n.attempt_number), 0) AS count
+             FROM (SELECT * FROM webhook_attempts WHERE delivery_id = p.id ORDER BY attempt_number DESC LIMIT $${attemptsParam}) n
+           ) a`;
+}
+
+/**
  * A subscription's deliveries, newest first, each with its newest `attemptsListed` attempts and
- * its attempt count: the page is chosen first, then only its deliveries' attempts are read,
- * newest first through their key. Attempts are numbered from 1 without gaps (a core delivery has
- * one; the recovery record takes the same number), so the newest number is the count.
+ * its attempt count: the page is chosen first, then only its deliveries' attempts are read.
  */
 export async function listDeliveries(
   q: Queryable,
@@ -376,17 +422,48 @@ export async function listDeliveries(
              WHERE d.subscription_id = $1 AND d.company_id = $2
              ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4
            ) p
-           CROSS JOIN LATERAL (
-             SELECT coalesce(json_agg(json_build_object(
-                        'attempt_number', n.attempt_number, 'trigger', n.trigger, 'started_at', n.started_at,
-                        'duration_ms', n.duration_ms, 'response_status', n.response_status,
-                        'response_excerpt', n.response_excerpt, 'response_truncated', n.response_truncated,
-                        'error_code', n.error_code, 'error_message', n.error_message) ORDER BY n.attempt_number), '[]'::json) AS attempts,
-                    coalesce(max(n.attempt_number), 0) AS count
-             FROM (SELECT * FROM webhook_attempts WHERE delivery_id = p.id ORDER BY attempt_number DESC LIMIT $5) n
-           ) a
+           ${attemptsOfPage(5)}
            ORDER BY p."createdAt" DESC, p.id DESC`,
     values: [subscriptionId, companyId, limit, offset, attemptsListed],
+  });
+  return result.rows;
+}
+
+/**
+ * A page of a subscription's deliveries next to the cursor row (its `created_at` to the microsecond,
+ * and id), newest first: older ones for 'next', newer ones for 'previous'
+ * (the newest when the cursor is null), with their attempts as listDeliveries gives them. Only one
+ * branch of the union runs (its direction test is a one-time filter), each a range scan of
+ * webhook_deliveries_subscription_page.
+ */
+export async function listDeliveriesPage(
+  q: Queryable,
+  companyId: string,
+  subscriptionId: string,
+  direction: 'next' | 'previous',
+  cursor: { at: string; id: string } | null,
+  limit: number,
+): Promise<Array<DeliveryRecord & { cursorAt: string }>> {
+  const result = await q.query<DeliveryRecord & { cursorAt: string }>({
+    name: 'list-webhook-deliveries-page',
+    text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
+           FROM (
+             SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt",
+                    d.completed_at AS "completedAt", ${cursorTimeOf('d.created_at')} AS "cursorAt"
+             FROM ((SELECT * FROM webhook_deliveries
+                    WHERE $3 = 'next' AND subscription_id = $1 AND company_id = $2
+                      AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
+                    ORDER BY created_at DESC, id DESC LIMIT $6)
+                   UNION ALL
+                   (SELECT * FROM webhook_deliveries
+                    WHERE $3 = 'previous' AND subscription_id = $1 AND company_id = $2
+                      AND (created_at, id) > ($4::timestamptz, $5::uuid)
+                    ORDER BY created_at, id LIMIT $6)) d
+             JOIN webhook_events e ON e.id = d.event_id
+           ) p
+           ${attemptsOfPage(7)}
+           ORDER BY p."createdAt" DESC, p.id DESC`,
+    values: [subscriptionId, companyId, direction, cursor?.at ?? null, cursor?.id ?? null, limit, attemptsListed],
   });
   return result.rows;
 }

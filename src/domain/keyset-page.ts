@@ -3,6 +3,7 @@
  * found by an index range scan rather than an offset, so rows added meanwhile never shift a page
  * or show a row twice. 'next' reads further down the list (older rows), 'previous' back up.
  */
+import { isRecordId } from './ids.js';
 
 export type PageDirection = 'next' | 'previous';
 
@@ -83,4 +84,28 @@ export function parseTimeCursor(cursor: string | null): { at: Date; id: string }
   if (!parts) return null;
   const [at, id] = parts as [string, string];
   return Number.isNaN(Date.parse(at)) || id.length > 40 ? null : { at: new Date(at), id };
+}
+
+/** The form of an exact cursor time: UTC to the microsecond (src/db/cursor-time.ts). */
+const exactTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/**
+ * The cursor of a row ordered by (time, id), its time to the microsecond as the statement gave it
+ * (src/db/cursor-time.ts), so the statement compares it with the column as stored, through its
+ * index; a Date would cut it to the millisecond.
+ */
+export function exactTimeCursor(at: string, id: string): string {
+  return encodeCursor([at, id]);
+}
+
+/** The (exact time, id) a cursor names, or null when it is not one: the list then starts at the top. */
+export function parseExactTimeCursor(cursor: string | null): { at: string; id: string } | null {
+  const parts = cursor === null ? null : decodeCursor(cursor, 2);
+  if (!parts) return null;
+  const [at, id] = parts as [string, string];
+  if (!exactTime.test(at) || !isRecordId(id)) return null;
+  // A time the calendar has (no 30 February, no hour 25): Postgres would refuse any other.
+  const toMs = `${at.slice(0, 23)}Z`;
+  const parsed = new Date(toMs);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === toMs ? { at, id } : null;
 }

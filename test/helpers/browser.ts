@@ -1,16 +1,63 @@
 /**
- * Checks the console's Chromium tests share (test/integration/console*.test.ts): axe-core, the
- * one h1, text of a locator, a one-time secret gone after a reload, and the screenshots that
- * CONSOLE_SCREENSHOTS=1 saves to docs/images/console-<page>.png.
+ * What the console's Chromium tests share (test/integration/console*.test.ts): the browser and its
+ * pages, signing in and the navigation, and checks: axe-core, the one h1, text of a locator, a
+ * one-time secret gone after a reload, and the screenshots that CONSOLE_SCREENSHOTS=1 saves to
+ * docs/images/console-<page>.png.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import { chromium, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
 
 const axeSource = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const screenshots = process.env.CONSOLE_SCREENSHOTS === '1';
+
+/** One headless Chromium (Debian's) for a test file; each page in a context of its own (its own cookies). */
+export interface ConsoleBrowser {
+  /** A page at the console's base URL; `options` add to its context's (JavaScript off, credentials). */
+  newPage(options?: BrowserContextOptions): Promise<Page>;
+  /** Closes every page's context, then the browser. */
+  close(): Promise<void>;
+}
+
+export async function launchConsoleBrowser(baseURL: string): Promise<ConsoleBrowser> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  const contexts: BrowserContext[] = [];
+  return {
+    async newPage(options = {}) {
+      const context = await browser.newContext({ baseURL, ...options });
+      contexts.push(context);
+      // Fail within the test's own timeout, naming the locator that was not found.
+      context.setDefaultTimeout(10_000);
+      return context.newPage();
+    },
+    async close() {
+      for (const context of contexts) await context.close();
+      await browser.close();
+    },
+  };
+}
+
+/** Fills in and sends the sign-in form; what follows (the Vehicles page, an alert) is the caller's to check. */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/console');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs in and waits for the page a sign-in lands on, Vehicles. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await submitSignIn(page, email, password);
+  await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+}
+
+/** Follows a link of the console's navigation and checks the page's one h1. */
+export async function nav(page: Page, name: string, heading = name): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+  await expectOneHeading(page, heading);
+}
 
 /** axe-core on the current page: no serious or critical violation. */
 export async function expectAccessible(page: Page): Promise<void> {

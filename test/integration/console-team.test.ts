@@ -3,46 +3,35 @@
  * password, Delete of subscriptions in a dialog, Activity, Requests and paging. Role and label
  * locators only; axe on every new page; CONSOLE_SCREENSHOTS=1 saves docs/images/console-<page>.png.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { expectAccessible, expectOneHeading, expectShownOnce, shoot, textOf } from '../helpers/browser.js';
+import {
+  expectAccessible,
+  expectOneHeading,
+  expectShownOnce,
+  launchConsoleBrowser,
+  nav,
+  shoot,
+  signIn,
+  submitSignIn,
+  textOf,
+  type ConsoleBrowser,
+} from '../helpers/browser.js';
 import { v1 } from '../helpers/monitoring.js';
 
 const password = 'correct horse battery staple';
 
 let t: TestApp;
-let browser: Browser;
+let browser: ConsoleBrowser;
 let base: string;
-const contexts: BrowserContext[] = [];
 let company: { id: string; key: string };
 let vehicleId: string;
 const admin = { email: 'admin@team.test', name: 'Ada Admin' };
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ baseURL: base });
-  contexts.push(context);
-  context.setDefaultTimeout(10_000);
-  return context.newPage();
-}
-
-async function signIn(page: Page, email: string, pass = password): Promise<void> {
-  await page.goto('/console');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(pass);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
-}
-
-async function nav(page: Page, name: string, heading = name): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
-  await expectOneHeading(page, heading);
-}
-
 beforeAll(async () => {
   t = await createTestApp({ WEBHOOK_ALLOW_NETS: '127.0.0.1/32', MONITORING_SUBSCRIPTIONS_PER_COMPANY: '50' });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  browser = await launchConsoleBrowser(base);
   company = await t.createCompany('Team Co');
   const created = await t.admin('POST', `/companies/${company.id}/users`, { ...admin, password });
   expect(created.statusCode).toBe(201);
@@ -51,15 +40,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
   await browser?.close();
   await t?.close();
 });
 
 describe('console team, activity, requests, delete and paging', () => {
   it('an admin invites a developer, shown once; the developer signs in, sees no Team link and gets 403 on it', async () => {
-    const page = await newPage();
-    await signIn(page, admin.email);
+    const page = await browser.newPage();
+    await signIn(page, admin.email, password);
     await nav(page, 'Team');
     await expectAccessible(page);
     await page.getByLabel('Email').fill('dev@team.test');
@@ -74,7 +62,7 @@ describe('console team, activity, requests, delete and paging', () => {
     await page.reload();
     await expectShownOnce(page, 'Temporary password', temporary, /shown once and is not shown again/);
 
-    const dev = await newPage();
+    const dev = await browser.newPage();
     await signIn(dev, 'dev@team.test', temporary);
     const links = dev.getByRole('navigation', { name: 'Console' }).getByRole('link');
     expect(await links.allTextContents()).toEqual([
@@ -96,8 +84,8 @@ describe('console team, activity, requests, delete and paging', () => {
   });
 
   it('the last admin can be neither disabled nor demoted; a disabled user is signed out', async () => {
-    const page = await newPage();
-    await signIn(page, admin.email);
+    const page = await browser.newPage();
+    await signIn(page, admin.email, password);
     await nav(page, 'Team');
     const own = page.getByRole('row', { name: /admin@team\.test/ });
     await own.getByRole('button', { name: 'Disable' }).click();
@@ -121,7 +109,7 @@ describe('console team, activity, requests, delete and paging', () => {
     await page.getByLabel('Name').fill('Lee Ver');
     await page.getByRole('button', { name: 'Invite' }).click();
     const temporary = await page.getByLabel('Temporary password').inputValue();
-    const leaver = await newPage();
+    const leaver = await browser.newPage();
     await signIn(leaver, 'leaver@team.test', temporary);
     await page
       .getByRole('row', { name: /leaver@team\.test/ })
@@ -140,10 +128,10 @@ describe('console team, activity, requests, delete and paging', () => {
       password,
     });
     expect(created.json().data.role).toBe('developer');
-    const here = await newPage();
-    const elsewhere = await newPage();
-    await signIn(here, 'changer@team.test');
-    await signIn(elsewhere, 'changer@team.test');
+    const here = await browser.newPage();
+    const elsewhere = await browser.newPage();
+    await signIn(here, 'changer@team.test', password);
+    await signIn(elsewhere, 'changer@team.test', password);
     await here.getByRole('link', { name: 'Change password' }).click();
     await expectOneHeading(here, 'Change password');
     await expectAccessible(here);
@@ -169,8 +157,8 @@ describe('console team, activity, requests, delete and paging', () => {
       events: ['run.created'],
     });
     expect(hook.statusCode).toBe(201);
-    const page = await newPage();
-    await signIn(page, admin.email);
+    const page = await browser.newPage();
+    await signIn(page, admin.email, password);
     await nav(page, 'Webhooks');
     await page
       .getByRole('region', { name: 'http://127.0.0.1:9/hooks' })
@@ -204,13 +192,10 @@ describe('console team, activity, requests, delete and paging', () => {
   });
 
   it('Activity shows each change with who, what and when; GET /v1/audit-events pages the same rows', async () => {
-    const page = await newPage();
-    await page.goto('/console');
-    await page.getByLabel('Email').fill(admin.email);
-    await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const page = await browser.newPage();
+    await submitSignIn(page, admin.email, 'not the password');
     await page.getByRole('alert').waitFor();
-    await signIn(page, admin.email);
+    await signIn(page, admin.email, password);
     await nav(page, 'API keys');
     await page.getByLabel('Key name').fill('audited');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -249,8 +234,8 @@ describe('console team, activity, requests, delete and paging', () => {
   it('Requests lists a request made with a key, with its prefix, filterable by status class and key', async () => {
     expect((await t.api('GET', '/vehicles?limit=7', company.key)).statusCode).toBe(200);
     await t.api('GET', '/vehicles/00000000-0000-4000-8000-000000000000', company.key);
-    const page = await newPage();
-    await signIn(page, admin.email);
+    const page = await browser.newPage();
+    await signIn(page, admin.email, password);
     await nav(page, 'Requests');
     await expect
       .poll(async () => {
@@ -286,8 +271,8 @@ describe('console team, activity, requests, delete and paging', () => {
       });
       expect(made.statusCode).toBe(201);
     }
-    const page = await newPage();
-    await signIn(page, admin.email);
+    const page = await browser.newPage();
+    await signIn(page, admin.email, password);
     await nav(page, 'Monitoring');
     const headings = () => page.getByRole('main').getByRole('heading', { level: 2 }).allTextContents();
     const firstPage = await headings();

@@ -5,23 +5,32 @@
  * (its own cookies). With CONSOLE_SCREENSHOTS=1 the tour saves docs/images/console-<page>.png.
  */
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, createTestApp, type TestApp } from '../helpers/app.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 import { insertDelivery, v1 } from '../helpers/monitoring.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { expectAccessible, expectOneHeading, expectShownOnce, shoot, textOf } from '../helpers/browser.js';
+import {
+  expectAccessible,
+  expectOneHeading,
+  expectShownOnce,
+  launchConsoleBrowser,
+  shoot,
+  signIn,
+  submitSignIn,
+  textOf,
+  type ConsoleBrowser,
+} from '../helpers/browser.js';
 
 const password = 'correct horse battery staple';
 /** API_KEYS_PER_COMPANY here: low, so a company reaches it with a few keys. */
 const keyCap = 4;
 
 let t: TestApp;
-let browser: Browser;
+let browser: ConsoleBrowser;
 let base: string;
 let receiver: Receiver;
-const contexts: BrowserContext[] = [];
 const firstLoadMs: Record<string, number> = {};
 
 interface Tenant {
@@ -72,21 +81,6 @@ async function trackedVehicle(owner: Tenant): Promise<void> {
   await settle(t);
 }
 
-async function newPage(options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ baseURL: base, ...options });
-  contexts.push(context);
-  // Fail within the test's own timeout, naming the locator that was not found.
-  context.setDefaultTimeout(10_000);
-  return context.newPage();
-}
-
-async function signIn(page: Page, email: string, pass = password): Promise<void> {
-  await page.goto('/console');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(pass);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 /** Navigation Timing of the page just loaded: request start to the load event, in ms. */
 async function loadMs(page: Page): Promise<number> {
   return page.evaluate(() => {
@@ -119,14 +113,13 @@ beforeAll(async () => {
   await t.startWorkers(['webhooks', 'ingest', 'health']);
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   receiver = await startReceiver();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  browser = await launchConsoleBrowser(base);
   acme = await tenant('Acme Fleet', 'dev@acme.test', '1HGCM82633A004352');
   await trackedVehicle(acme);
   other = await tenant('Other Co', 'dev@other.test', '1M8GDM9AXKP042788');
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
   await browser?.close();
   await receiver?.close();
   await t?.close();
@@ -137,17 +130,17 @@ afterAll(async () => {
 
 describe('developer console', () => {
   it('shows sign-in when signed out, refuses a wrong password with an alert, signs in and out', async () => {
-    const page = await newPage();
+    const page = await browser.newPage();
     await page.goto('/console');
     await expectOneHeading(page, 'Sign in');
     await expectAccessible(page);
     firstLoadMs['sign-in'] = await loadMs(page);
     await shoot(page, 'sign-in');
 
-    await signIn(page, acme.email, 'not the password');
+    await submitSignIn(page, acme.email, 'not the password');
     expect(await textOf(page.getByRole('alert'))).toBe('Wrong email or password.');
 
-    await signIn(page, acme.email);
+    await signIn(page, acme.email, password);
     await expectOneHeading(page, 'Vehicles');
     for (const name of ['Vehicles', 'API keys', 'Webhooks', 'Monitoring', 'Usage']) {
       await page.getByRole('navigation').getByRole('link', { name, exact: true }).waitFor();
@@ -162,9 +155,8 @@ describe('developer console', () => {
   });
 
   it('tours every page: one h1 in main, no serious accessibility violation, first load measured', async () => {
-    const page = await newPage();
-    await signIn(page, acme.email);
-    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     const tour: Array<[string, string, string | RegExp]> = [
       ['vehicles', '/console/vehicles', 'Vehicles'],
       ['vehicle', `/console/vehicles/${acme.vehicleId}`, 'Acme Fleet Van'],
@@ -196,8 +188,8 @@ describe('developer console', () => {
   });
 
   it('creates an API key shown once, which works on the API; revoking it in the dialog makes the API answer 401', async () => {
-    const page = await newPage();
-    await signIn(page, acme.email);
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
     const keysBefore = await keyCount(acme);
     await page.getByLabel('Key name').fill('ci pipeline');
@@ -259,8 +251,8 @@ describe('developer console', () => {
     for (let i = 1; i < keyCap; i++) await t.admin('POST', `/companies/${company.id}/api-keys`, { name: `key ${i}` });
     expect(await liveKeyCount(company.id)).toBe(keyCap);
 
-    const page = await newPage();
-    await signIn(page, user.email);
+    const page = await browser.newPage();
+    await signIn(page, user.email, password);
     await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Key name').fill('one too many');
     const [refused] = await Promise.all([
@@ -292,9 +284,8 @@ describe('developer console', () => {
 
   it('without JavaScript, Revoke opens a confirmation page instead of the dialog', async () => {
     await t.admin('POST', `/companies/${acme.companyId}/api-keys`, { name: 'no-js key' });
-    const page = await newPage({ javaScriptEnabled: false });
-    await signIn(page, acme.email);
-    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const page = await browser.newPage({ javaScriptEnabled: false });
+    await signIn(page, acme.email, password);
     await page.goto('/console/api-keys');
     await page
       .getByRole('row', { name: /no-js key/ })
@@ -307,8 +298,8 @@ describe('developer console', () => {
   });
 
   it('creates a webhook subscription (secret once); Send test reaches the receiver, then the page, without a reload', async () => {
-    const page = await newPage();
-    await signIn(page, acme.email);
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
     // A refusal answers 303 to an alert, and the form keeps what was typed.
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
@@ -378,9 +369,8 @@ describe('developer console', () => {
 
   it("isolates tenants: another company's vehicle, key and subscription answer 404", async () => {
     const key = (await t.admin('POST', `/companies/${acme.companyId}/api-keys`, { name: 'acme only' })).json().data;
-    const page = await newPage();
-    await signIn(page, other.email);
-    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const page = await browser.newPage();
+    await signIn(page, other.email, password);
     expect(await page.getByRole('link', { name: 'Acme Fleet Van' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Other Co Van' }).waitFor();
     for (const path of [`/console/vehicles/${acme.vehicleId}`, `/console/api-keys/${key.id}/revoke`]) {
@@ -403,9 +393,8 @@ describe('developer console', () => {
   });
 
   it('refuses a state change from another origin (another port of the same host) and one without the form token', async () => {
-    const page = await newPage();
-    await signIn(page, acme.email);
-    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     const keysBefore = (await t.admin('GET', `/companies/${acme.companyId}/api-keys`)).json().data.length;
 
     // A page on another port: same site, so SameSite=Lax still sends the cookie; Origin does not match.
@@ -456,9 +445,7 @@ describe('developer console', () => {
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     try {
       // The board asks for the operator token (HTTP Basic); the browser has it, so only framing can stop it.
-      const context = await browser.newContext({ httpCredentials: { username: 'operator', password: adminToken } });
-      contexts.push(context);
-      const page = await context.newPage();
+      const page = await browser.newPage({ httpCredentials: { username: 'operator', password: adminToken } });
       const answered = [...framed, control].map((path) =>
         page.waitForResponse((r) => r.url() === `${base}${path}` && r.status() === 200),
       );
@@ -477,14 +464,14 @@ describe('developer console', () => {
   it('limits failed sign-ins per email: 429 with Retry-After, shown as an alert saying when to retry', async () => {
     const company = await t.createCompany('Limited');
     await t.admin('POST', `/companies/${company.id}/users`, { email: 'limited@acme.test', name: 'L', password });
-    const page = await newPage();
+    const page = await browser.newPage();
     for (let i = 0; i < 3; i++) {
-      await signIn(page, 'limited@acme.test', 'wrong password!');
+      await submitSignIn(page, 'limited@acme.test', 'wrong password!');
       expect(await textOf(page.getByRole('alert'))).toBe('Wrong email or password.');
     }
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith('/console/sign-in') && r.request().method() === 'POST'),
-      signIn(page, 'limited@acme.test'),
+      submitSignIn(page, 'limited@acme.test', password),
     ]);
     expect(response.status()).toBe(429);
     expect(Number(response.headers()['retry-after'])).toBeGreaterThan(0);
@@ -492,8 +479,7 @@ describe('developer console', () => {
       /^Too many failed sign-ins\. Try again in \d+ (minutes|seconds) \(after \d\d:\d\d:\d\d UTC\)\.$/,
     );
     // Another email from the same address is still allowed (its own count; the address limit is higher).
-    await signIn(page, acme.email);
-    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    await signIn(page, acme.email, password);
   });
 
   it('shows monitoring subscriptions with their deliveries, filtered by status, and endpoint health; Retry resends a failed one', async () => {
@@ -518,8 +504,8 @@ describe('developer console', () => {
       attempts: [0, 1, 5, 15].map((m) => ({ at: minutesAgo(20 - m), statusCode: 503 })),
     });
 
-    const page = await newPage();
-    await signIn(page, acme.email);
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     await page.getByRole('navigation').getByRole('link', { name: 'Monitoring' }).click();
     const card = page.getByRole('region', { name: `Acme Fleet Van: ${receiver.url}/monitoring` });
     await card.waitFor();
@@ -581,16 +567,14 @@ describe('developer console', () => {
     const fragmentPath = `/console/monitoring/${subscription.id}/deliveries`;
 
     // Its owner sees the delivery.
-    const owner = await newPage();
-    await signIn(owner, other.email);
-    await owner.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const owner = await browser.newPage();
+    await signIn(owner, other.email, password);
     const own = await owner.request.get(fragmentPath);
     expect(own.status()).toBe(200);
     expect(await own.text()).toMatch(/<th scope="row">check_engine_light<\/th>/);
 
-    const page = await newPage();
-    await signIn(page, acme.email);
-    await page.getByRole('heading', { level: 1, name: 'Vehicles' }).waitFor();
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     for (const path of [fragmentPath, '/console/monitoring/00000000-0000-4000-8000-000000000000/deliveries']) {
       const response = await page.request.get(path);
       expect(response.status(), path).toBe(404);
@@ -616,8 +600,8 @@ describe('developer console', () => {
       expect(verified.statusCode).toBe(200);
     }
     const usage = (await v1(t, 'GET', '/usage', acme.key)).json().data;
-    const page = await newPage();
-    await signIn(page, acme.email);
+    const page = await browser.newPage();
+    await signIn(page, acme.email, password);
     await page.getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
     await expectOneHeading(page, 'Usage');
     const row = await textOf(page.getByRole('row', { name: /^Instant verifications / }));

@@ -203,5 +203,15 @@ describe('console', () => {
     expect(reloaded.body).not.toContain('role="alert"');
     expect(await manualRetries(deliveryId)).toMatchObject({ manual_retries: 1 });
     expect(await attemptCount(subscriptionId, deliveryId)).toBe(5);
+
+    // From the subscription's own page (its form says which, and the filter), the refusal answers there.
+    const fromPage = await user.post(`/console/monitoring/deliveries/${deliveryId}/retry`, {
+      subscription: subscriptionId,
+      status: 'failed',
+    });
+    const back = String(fromPage.headers.location);
+    expect(back).toMatch(new RegExp(`^/console/monitoring/${subscriptionId}\\?status=failed&refused=[0-9a-f-]{36}$`));
+    expect((await user.get(back)).body).toContain('<div class="alert" role="alert">Not retried: manual retries');
+    expect(await manualRetries(deliveryId)).toMatchObject({ manual_retries: 1 });
   }, 60_000);
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, pageOf } from '../../src/domain/keyset-page.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  exactTimeCursor,
+  pageOf,
+  parseExactTimeCursor,
+} from '../../src/domain/keyset-page.js';
 
 const id = (n: number) => String(n);
 
@@ -29,5 +35,20 @@ describe('keyset pages', () => {
       next: null,
       previous: null,
     });
+  });
+
+  it('takes an exact time cursor only in its one form, at a time the calendar has', () => {
+    const rowId = '0b7e3f9a-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+    const at = '2026-11-26T10:00:00.123456Z';
+    expect(parseExactTimeCursor(exactTimeCursor(at, rowId))).toEqual({ at, id: rowId });
+    expect(parseExactTimeCursor(null)).toBeNull();
+    for (const [time, key] of [
+      ['2026-02-30T00:00:00.000000Z', rowId],
+      ['2026-01-01T25:00:00.000000Z', rowId],
+      ['2026-11-26 10:00:00.123456+00', rowId],
+      ['2026-11-26T10:00:00.123Z', rowId],
+      [at, 'not-a-uuid'],
+    ] as const)
+      expect(parseExactTimeCursor(exactTimeCursor(time, key)), time).toBeNull();
   });
 });

@@ -3780,10 +3780,10 @@ export interface operations {
               id: string;
               actor: {
                 /** @enum {string} */
-                kind: 'user' | 'api_key';
-                /** @description The console user's or API key's id. */
-                id: string;
-                /** @description The user's email, or the key's prefix (never more of the key). */
+                kind: 'user' | 'api_key' | 'operator';
+                /** @description The console user's or API key's id; null for the operator. */
+                id: string | null;
+                /** @description The user's email, the key's prefix (never more of the key), or `operator`. */
                 label: string;
               };
               /** @enum {string} */

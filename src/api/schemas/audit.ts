@@ -1,7 +1,7 @@
 /** GET /v1/audit-events (docs/console.md "Activity"): the company's audit log, newest first. */
 import Type from 'typebox';
 import { auditActions, auditTargetTypes } from '../../audit/record.js';
-import { StringEnum, Timestamp } from '../../web/schemas.js';
+import { Nullable, StringEnum, Timestamp } from '../../web/schemas.js';
 
 export const AuditEventsQuery = Type.Object(
   {
@@ -22,9 +22,11 @@ export const AuditEventsQuery = Type.Object(
 export const AuditEvent = Type.Object({
   id: Type.String({ description: 'Increasing in the order events were written; the paging cursor.' }),
   actor: Type.Object({
-    kind: StringEnum(['user', 'api_key'] as const),
-    id: Type.String({ description: "The console user's or API key's id." }),
-    label: Type.String({ description: "The user's email, or the key's prefix (never more of the key)." }),
+    kind: StringEnum(['user', 'api_key', 'operator'] as const),
+    id: Nullable(Type.String({ description: "The console user's or API key's id; null for the operator." })),
+    label: Type.String({
+      description: "The user's email, the key's prefix (never more of the key), or `operator`.",
+    }),
   }),
   action: StringEnum(Object.keys(auditActions) as Array<keyof typeof auditActions>),
   target: Type.Object({

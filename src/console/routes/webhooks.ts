@@ -9,16 +9,24 @@ import {
   requireWebhookSubscription,
   sendWebhookTest,
 } from '../../webhooks/subscription-actions.js';
-import { listDeliveries, listSubscriptions } from '../../db/webhooks.js';
+import { listDeliveriesPage, listSubscriptionsPage } from '../../db/webhooks.js';
 import { runEventKinds } from '../../domain/run.js';
+import { exactTimeCursor, parseExactTimeCursor, readPage, type PageRequest } from '../../domain/keyset-page.js';
 import { AppError } from '../../errors.js';
 import { asRefusal, flashUrl, putFlash, redirectRefused, takeFlash } from '../flash.js';
 import type { ConsoleDeps } from '../deps.js';
 import { viewer } from '../viewer.js';
 import { deleteConfirmPage } from '../views/delete-confirm.js';
-import { webhookDeleteConsequence, webhookDeliveries, webhooksPage, type WebhooksView } from '../views/webhooks.js';
+import {
+  webhookDeleteConsequence,
+  webhookDeliveries,
+  webhookSubscriptionPage,
+  webhooksPage,
+  type WebhooksView,
+} from '../views/webhooks.js';
 import { userActor } from '../../audit/record.js';
 import { Checkboxes, Form, IdParams } from './forms.js';
+import { PageFields, pageRequestOf } from './paging.js';
 
 const CreateForm = Form({
   url: Type.String({ maxLength: 2048 }),
@@ -27,8 +35,13 @@ const CreateForm = Form({
 const TestForm = Form({});
 const DeleteForm = Form({});
 
-/** Deliveries shown per subscription (the API pages through all of them). */
+/** Subscriptions per page. */
+const subscriptionsShown = 20;
+/** The newest deliveries a subscription's card shows; its own page has them all. */
+const deliveriesPreviewed = 5;
+/** Deliveries per page of a subscription's own page. */
 const deliveriesShown = 20;
+const firstPreview: PageRequest = { direction: 'next', cursor: null, limit: deliveriesPreviewed };
 
 export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, deps) => {
   // The same Redis counter as the API's Send test (same namespace and key): one budget per company.
@@ -47,16 +60,37 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
   const requireSubscription = (request: FastifyRequest, id: string) =>
     requireWebhookSubscription(deps.pool, request.consoleSession.companyId, id);
 
-  async function render(request: FastifyRequest, view: Omit<WebhooksView, 'subscriptions' | 'kinds'>) {
+  const deliveriesPage = (companyId: string, subscriptionId: string, request: PageRequest) =>
+    readPage(
+      request,
+      (direction, cursor, limit) => {
+        const position = parseExactTimeCursor(cursor);
+        return listDeliveriesPage(deps.pool, companyId, subscriptionId, position ? direction : 'next', position, limit);
+      },
+      (d) => exactTimeCursor(d.cursorAt, d.id),
+    );
+
+  async function render(
+    request: FastifyRequest,
+    pageQuery: { next?: string; previous?: string },
+    view: Omit<WebhooksView, 'subscriptions' | 'page' | 'kinds'>,
+  ) {
     const { companyId } = request.consoleSession;
-    const subscriptions = await listSubscriptions(deps.pool, companyId);
+    const page = await readPage(
+      pageRequestOf(pageQuery, subscriptionsShown),
+      (direction, cursor, limit) => {
+        const position = parseExactTimeCursor(cursor);
+        return listSubscriptionsPage(deps.pool, companyId, position ? direction : 'next', position, limit);
+      },
+      (s) => exactTimeCursor(s.cursorAt, s.id),
+    );
     const withDeliveries = await Promise.all(
-      subscriptions.map(async (subscription) => ({
+      page.rows.map(async (subscription) => ({
         subscription,
-        deliveries: await listDeliveries(deps.pool, companyId, subscription.id, deliveriesShown, 0),
+        deliveries: (await deliveriesPage(companyId, subscription.id, firstPreview)).rows,
       })),
     );
-    return webhooksPage(viewer(request), { ...view, subscriptions: withDeliveries, kinds: runEventKinds });
+    return webhooksPage(viewer(request), { ...view, subscriptions: withDeliveries, page, kinds: runEventKinds });
   }
 
   app.get(
@@ -65,6 +99,7 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
       schema: {
         hide: true,
         querystring: Type.Object({
+          ...PageFields,
           tested: Type.Optional(Type.String({ maxLength: 2048 })),
           created: Type.Optional(Type.String({ maxLength: 100 })),
           refused: Type.Optional(Type.String({ maxLength: 100 })),
@@ -84,7 +119,7 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
       const draft = refused?.draft ?? { url: '', events: [] };
       return reply
         .type('text/html; charset=utf-8')
-        .send(await render(request, { draft, created, notice, error: refused?.error ?? null }));
+        .send(await render(request, request.query, { draft, created, notice, error: refused?.error ?? null }));
     },
   );
 
@@ -133,14 +168,25 @@ export const webhookPages: FastifyPluginAsyncTypebox<ConsoleDeps> = async (app, 
     { schema: { hide: true, params: IdParams }, config: { consoleData: true } },
     async (request, reply) => {
       const subscription = await requireSubscription(request, request.params.id);
-      const deliveries = await listDeliveries(
-        deps.pool,
-        request.consoleSession.companyId,
+      const deliveries = await deliveriesPage(request.consoleSession.companyId, subscription.id, firstPreview);
+      return reply.type('text/html; charset=utf-8').send(webhookDeliveries(deliveries.rows).text);
+    },
+  );
+
+  app.get(
+    '/console/webhooks/:id',
+    { schema: { hide: true, params: IdParams, querystring: Type.Object(PageFields) } },
+    async (request, reply) => {
+      const subscription = await requireSubscription(request, request.params.id);
+      const { companyId } = request.consoleSession;
+      const deliveries = await deliveriesPage(
+        companyId,
         subscription.id,
-        deliveriesShown,
-        0,
+        pageRequestOf(request.query, deliveriesShown),
       );
-      return reply.type('text/html; charset=utf-8').send(webhookDeliveries(deliveries).text);
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(webhookSubscriptionPage(viewer(request), subscription, deliveries));
     },
   );
 

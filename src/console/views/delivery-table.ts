@@ -52,3 +52,10 @@ export function deliveryTable<Row extends DeliveryRow>(table: DeliveryTable<Row>
     </tbody>
   </table>`;
 }
+
+/** The link from a subscription's newest deliveries to all of them, named after the subscription for a screen reader's list of links. */
+export function allDeliveriesLink(href: string, subscriptionName: string): Html {
+  return html`<p>
+    <a href="${href}">All deliveries<span class="visually-hidden"> of ${subscriptionName}</span></a>
+  </p>`;
+}

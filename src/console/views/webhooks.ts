@@ -1,12 +1,14 @@
 import type { DeliveryRecord, SubscriptionRecord } from '../../db/webhooks.js';
 import { html, type Html } from '../html.js';
 import { time } from './format.js';
-import { deliveryTable } from './delivery-table.js';
+import { allDeliveriesLink, deliveryTable } from './delivery-table.js';
 import { deleteButton, deleteDialog } from './delete-confirm.js';
-import { alertBox, csrfField, page, type Viewer } from './layout.js';
+import { alertBox, csrfField, page, pager, type Viewer } from './layout.js';
 
 export interface WebhooksView {
   subscriptions: Array<{ subscription: SubscriptionRecord; deliveries: DeliveryRecord[] }>;
+  /** Cursors of the subscriptions' pages (newest first). */
+  page: { next: string | null; previous: string | null };
   kinds: readonly string[];
   /** What the create form shows again after a refusal. */
   draft: { url: string; events: string[] };
@@ -98,9 +100,26 @@ export function webhooksPage(viewer: Viewer, view: WebhooksView): string {
                 <div data-live="/console/webhooks/${s.id}/deliveries" aria-live="polite">
                   ${webhookDeliveries(deliveries)}
                 </div>
+                ${allDeliveriesLink(`/console/webhooks/${s.id}`, s.url)}
               </section>`,
           )
     }
+    ${pager('Subscription pages', (direction, cursor) => `/console/webhooks?${direction}=${cursor}`, view.page)}
     ${deleteDialog(viewer.csrfToken, 'Delete webhook subscription?')}`;
   return page({ title: 'Webhooks', section: 'webhooks', viewer, body, scripts: ['live.js', 'confirm-dialog.js'] });
+}
+
+/** One subscription's deliveries, a page at a time. */
+export function webhookSubscriptionPage(
+  viewer: Viewer,
+  subscription: SubscriptionRecord,
+  deliveries: { rows: DeliveryRecord[]; next: string | null; previous: string | null },
+): string {
+  const s = subscription;
+  const body = html`<p>Events: ${s.events.join(', ')} · created ${time(s.createdAt)}</p>
+    <p><a href="/console/webhooks">All webhook subscriptions</a></p>
+    <h2>Deliveries</h2>
+    ${webhookDeliveries(deliveries.rows)}
+    ${pager('Delivery pages', (direction, cursor) => `/console/webhooks/${s.id}?${direction}=${cursor}`, deliveries)}`;
+  return page({ title: `Deliveries to ${s.url}`, section: 'webhooks', viewer, body });
 }

@@ -1,14 +1,31 @@
 /** Operator API: company users of the developer console (docs/operator-api.md, docs/console.md). */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { consoleRoles, disableConsoleUser, insertConsoleUser } from '../../../db/console-users.js';
+import {
+  consoleRoles,
+  disableConsoleUser,
+  insertConsoleUser,
+  listCompanyConsoleUsers,
+} from '../../../db/console-users.js';
 import type { Pool } from '../../../db/pool.js';
 import { invalidRequest, notFound } from '../../../errors.js';
 import { hashPassword, minPasswordLength } from '../../../security/passwords.js';
-import { Envelope, Nullable, PathId, StringEnum, Text, Timestamp, maxLength, ok } from '../../../web/schemas.js';
+import {
+  Envelope,
+  ErrorEnvelope,
+  Nullable,
+  PathId,
+  StringEnum,
+  Text,
+  Timestamp,
+  maxLength,
+  ok,
+} from '../../../web/schemas.js';
 import { isRecordId } from '../../../domain/ids.js';
 import { CompanyParams, adminErrors, adminSecurity, requireCompany } from './shared.js';
 import { presentUser } from '../../../presenters/console-user.js';
+import { operatorActor } from '../../../audit/record.js';
+import { changeRole } from '../../../console-users/team-actions.js';
 
 const User = Type.Object({
   id: Type.String(),
@@ -38,6 +55,11 @@ const UserCreate = Type.Object(
   { additionalProperties: false },
 );
 
+const RoleChange = Type.Object(
+  { role: StringEnum(consoleRoles, { description: 'admin (manages the team in the console) or developer.' }) },
+  { additionalProperties: false },
+);
+
 export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async (app, deps) => {
   app.post(
     '/companies/:company_id/users',
@@ -63,6 +85,47 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool }> = async 
       });
       if (!user) throw invalidRequest([{ field: 'email', message: 'is already used by another console user' }]);
       return reply.code(201).send(ok(presentUser(user)));
+    },
+  );
+
+  app.get(
+    '/companies/:company_id/users',
+    {
+      schema: {
+        tags: ['Operator'],
+        operationId: 'adminListUsers',
+        summary: "The company's console users, live ones first, then by email",
+        security: adminSecurity,
+        params: CompanyParams,
+        response: { 200: Envelope(Type.Array(User)), ...adminErrors },
+      },
+    },
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      return ok((await listCompanyConsoleUsers(deps.pool, company.id)).map(presentUser));
+    },
+  );
+
+  // The console Team page's action (src/console-users/): the same last-admin guard, and the same
+  // audit row, with the operator as its actor.
+  app.patch(
+    '/companies/:company_id/users/:user_id',
+    {
+      schema: {
+        tags: ['Operator'],
+        operationId: 'adminChangeUserRole',
+        summary: "Change a live console user's role; 409 when it would leave the company without an admin",
+        security: adminSecurity,
+        params: Type.Object({ company_id: PathId, user_id: PathId }),
+        body: RoleChange,
+        response: { 200: Envelope(User), ...adminErrors, 409: ErrorEnvelope },
+      },
+    },
+    async (request) => {
+      const company = await requireCompany(deps.pool, request.params.company_id);
+      const userId = request.params.user_id;
+      if (!isRecordId(userId)) throw notFound('user');
+      return ok(presentUser(await changeRole(deps.pool, company.id, operatorActor, userId, request.body.role)));
     },
   );
 
