@@ -5,10 +5,18 @@
  * widened for the tile host on that page alone. Role and label locators only;
  * CONSOLE_SCREENSHOTS=1 saves docs/images/console-vehicles-map.png.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { expectAccessible, expectOneHeading, shoot, textOf } from '../helpers/browser.js';
+import {
+  expectAccessible,
+  expectOneHeading,
+  launchConsoleBrowser,
+  shoot,
+  signIn as signInAs,
+  textOf,
+  type ConsoleBrowser,
+} from '../helpers/browser.js';
 import { signInToConsole } from '../helpers/console.js';
 import { createConnection, pushGeneric, settle } from '../helpers/ingest.js';
 
@@ -16,9 +24,8 @@ const password = 'correct horse battery staple';
 const tileOrigin = 'https://tile.openstreetmap.org';
 
 let t: TestApp;
-let browser: Browser;
+let browser: ConsoleBrowser;
 let base: string;
-const contexts: BrowserContext[] = [];
 /** Every tile a page asked for (each aborted) with its Referer, and every other address a page loaded. */
 const tileRequests: Array<{ url: string; referer: string | undefined }> = [];
 const otherRequests: string[] = [];
@@ -72,11 +79,9 @@ async function company(name: string, email: string, placed: Placed[]): Promise<s
 }
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ baseURL: base });
-  contexts.push(context);
-  context.setDefaultTimeout(10_000);
+  const page = await browser.newPage();
   // Offline: no tile ever loads. Anything else must come from the console itself.
-  await context.route('**/*', (route) => {
+  await page.context().route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(`${tileOrigin}/`)) {
       tileRequests.push({ url, referer: route.request().headers().referer });
@@ -85,22 +90,18 @@ async function newPage(): Promise<Page> {
     if (!url.startsWith(`${base}/`)) otherRequests.push(url);
     return route.continue();
   });
-  return context.newPage();
+  return page;
 }
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto('/console');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expectOneHeading(page, 'Vehicles');
+function signIn(page: Page, email: string): Promise<void> {
+  return signInAs(page, email, password);
 }
 
 beforeAll(async () => {
   t = await createTestApp();
   await t.startWorkers(['ingest', 'health']);
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  browser = await launchConsoleBrowser(base);
   const acmeId = await company('Acme Fleet', 'dev@acme.test', acmeTrucks);
   // A vehicle without a tracker has no position: the page says so.
   await t.createVehicle(acmeId, { name: 'Parked trailer', vin: null, license_plate: 'TRL-1' });
@@ -109,7 +110,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close();
   await browser?.close();
   await t?.close();
 });
