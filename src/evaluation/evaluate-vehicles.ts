@@ -38,6 +38,7 @@ import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
 import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from '../health/evaluate.js';
+import { loadedHealthState, storedHealthState } from '../health/stored-state.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
 import { detectAndStore, type MonitoredVehicleEvaluation } from '../monitoring/detect-stage.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
@@ -167,9 +168,10 @@ export async function evaluateVehicles(
     const own = split.get(subject.id)!;
     const ruleSamples = (list: typeof fed) =>
       monitored.has(subject.id) ? list.filter((sample) => isRuleSignal(sample.signal)) : list;
+    const previous = subject.state && loadedHealthState(subject.state);
     const result = full.has(subject.id)
       ? evaluateVehicleHealth(
-          subject.state,
+          previous,
           ruleSamples(own.samples),
           {
             telematicsProvider: subject.telematicsProvider,
@@ -181,7 +183,7 @@ export async function evaluateVehicles(
           subject.hasTelemetry,
           own.stateOnly,
         )
-      : evaluateVehicleState(subject.state, fed, subject.telematicsProvider, configOf(subject), now);
+      : evaluateVehicleState(previous, fed, subject.telematicsProvider, configOf(subject), now);
     const subscriptions = full.has(subject.id) ? monitored.get(subject.id) : undefined;
     if (subscriptions) {
       monitoredEvaluations.push({
@@ -207,8 +209,9 @@ export async function evaluateVehicles(
       odometerChanged ||
       !equalsAsStored(result.health, subject.health) ||
       !equalsAsStored(result.linkBroken, subject.linkBroken);
-    const stateChanged =
-      !equalsAsStored(fedThrough, subject.fedThrough) || !equalsAsStored(result.state, subject.state);
+    const state = storedHealthState(result.state);
+    // A state stored in full before the compact encoding differs once, and is rewritten compact.
+    const stateChanged = !equalsAsStored(fedThrough, subject.fedThrough) || !equalsAsStored(state, subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
@@ -217,7 +220,7 @@ export async function evaluateVehicles(
       odometer: odometerChanged ? odometer : null,
       visibleChange,
       stateChanged,
-      state: result.state,
+      state,
       fedThrough,
       events: result.events,
     };
@@ -248,7 +251,7 @@ export async function restartHealthForNewOwner(
   const [subject] = await lockHealthSubjects(tx, [vehicleId], false);
   // A deactivated vehicle is never evaluated again (nothing reactivates one).
   if (!subject) return null;
-  const state = healthStateForNewOwner(subject.state);
+  const state = healthStateForNewOwner(subject.state && loadedHealthState(subject.state));
   const fedThrough = Object.fromEntries(
     Object.entries(subject.fedThrough).filter(([signal]) => isOdometerSignal(signal)),
   );
@@ -263,7 +266,7 @@ export async function restartHealthForNewOwner(
         odometer: null,
         visibleChange: true,
         stateChanged: true,
-        state,
+        state: storedHealthState(state),
         fedThrough,
         events: [],
       },
