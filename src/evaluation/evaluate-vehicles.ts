@@ -89,11 +89,15 @@ export function splitByCascade(samples: readonly NewSample[], events: readonly N
   };
 }
 
-/** Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs. */
+/**
+ * Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs.
+ * Nothing fed (most vehicles in a sweep): the same object, so the caller compares by identity.
+ */
 export function advanceWatermarks(
   fed: readonly RuleSample[],
   fedThrough: Readonly<Record<string, string>>,
-): Record<string, string> {
+): Readonly<Record<string, string>> {
+  if (fed.length === 0) return fedThrough;
   const newest = new Map<string, Date>();
   for (const sample of fed) {
     const at = newest.get(sample.signal);
@@ -161,9 +165,11 @@ export async function evaluateVehicles(
   const writes: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];
     const events = vehicleEvents.get(subject.id) ?? [];
-    const fedThrough = advanceWatermarks(fed, subject.fedThrough);
     const newestEvent = events[events.length - 1];
-    if (newestEvent) fedThrough[vehicleEventsWatermark] = newestEvent.recordedAt.toISOString();
+    const advanced = advanceWatermarks(fed, subject.fedThrough);
+    const fedThrough = newestEvent
+      ? { ...advanced, [vehicleEventsWatermark]: newestEvent.recordedAt.toISOString() }
+      : advanced;
     const lastServices = services.get(subject.id) ?? {};
     const own = split.get(subject.id)!;
     const ruleSamples = (list: typeof fed) =>
@@ -211,7 +217,9 @@ export async function evaluateVehicles(
       !equalsAsStored(result.linkBroken, subject.linkBroken);
     const state = storedHealthState(result.state);
     // A state stored in full before the compact encoding differs once, and is rewritten compact.
-    const stateChanged = !equalsAsStored(fedThrough, subject.fedThrough) || !equalsAsStored(state, subject.state);
+    const stateChanged =
+      (fedThrough !== subject.fedThrough && !equalsAsStored(fedThrough, subject.fedThrough)) ||
+      !equalsAsStored(state, subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
