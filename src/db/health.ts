@@ -231,6 +231,14 @@ export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], e
   }
 }
 
+/**
+ * The current transaction's commit returns without waiting for its WAL to reach disk. Only for a
+ * transaction whose writes are all row locks: a crash then loses nothing a restart would keep.
+ */
+export async function commitWithoutFlushWait(q: Queryable): Promise<void> {
+  await q.query(`SET LOCAL synchronous_commit = off`);
+}
+
 /** Active vehicle ids after `afterId`, in id order, for the sweep's pages. */
 export async function listActiveVehicleIds(q: Queryable, afterId: string | null, limit: number): Promise<string[]> {
   const result = await q.query<{ id: string }>(

@@ -22,6 +22,7 @@
  * would have: the two jobs are not ordered, so whichever runs first does what both owe.
  */
 import {
+  commitWithoutFlushWait,
   listActiveVehicleIds,
   lockHealthSubjects,
   loadLastServices,
@@ -38,7 +39,7 @@ import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
 import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from '../health/evaluate.js';
-import { loadedHealthState, storedHealthState } from '../health/stored-state.js';
+import { loadedHealthState, storedHealthState, storesAs } from '../health/stored-state.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
 import { detectAndStore, type MonitoredVehicleEvaluation } from '../monitoring/detect-stage.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
@@ -67,6 +68,8 @@ export interface EvaluationSummary {
   monitoringLanes: MonitoringLane[];
   /** Monitoring: the kind of each event detected. */
   monitoringKinds: MonitoringKind[];
+  /** Anything written besides the row locks: health, state, events, or a monitored vehicle's stage. */
+  wrote: boolean;
 }
 
 /**
@@ -118,7 +121,8 @@ export async function evaluateVehicles(
   options: EvaluationOptions,
 ): Promise<EvaluationSummary> {
   const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
-  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
+  if (subjects.length === 0)
+    return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [], wrote: false };
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
   // The rule signals' windows start at the stored watermarks (read in the statement); the detectors' at their own.
@@ -215,11 +219,11 @@ export async function evaluateVehicles(
       odometerChanged ||
       !equalsAsStored(result.health, subject.health) ||
       !equalsAsStored(result.linkBroken, subject.linkBroken);
-    const state = storedHealthState(result.state);
-    // A state stored in full before the compact encoding differs once, and is rewritten compact.
     const stateChanged =
       (fedThrough !== subject.fedThrough && !equalsAsStored(fedThrough, subject.fedThrough)) ||
-      !equalsAsStored(state, subject.state);
+      !previous ||
+      !subject.state ||
+      !storesAs(result.state, previous, subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
@@ -228,7 +232,7 @@ export async function evaluateVehicles(
       odometer: odometerChanged ? odometer : null,
       visibleChange,
       stateChanged,
-      state,
+      state: stateChanged || !subject.state ? storedHealthState(result.state) : subject.state,
       fedThrough,
       events: result.events,
     };
@@ -241,6 +245,8 @@ export async function evaluateVehicles(
     events: writes.reduce((sum, w) => sum + w.events.length, 0),
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
+    wrote:
+      monitoredEvaluations.length > 0 || writes.some((w) => w.stateChanged || w.visibleChange || w.events.length > 0),
   };
 }
 
@@ -296,6 +302,9 @@ const sweepPageSize = 500;
  * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
  * evaluates every vehicle again.
  *
+ * A page that wrote nothing but its row locks (most pages of a steady sweep) commits without
+ * waiting for the WAL flush: a crash can lose only locks, which no restart keeps anyway.
+ *
  * One sweep at a time in the deployment (an advisory lock; `skipped` when another holds it). BullMQ
  * takes a job back when its lock is not renewed for the health queue's 10 s, which an event loop
  * stalled that long causes, and a sweep that outlasts its 15-minute period meets the next one: a
@@ -336,9 +345,11 @@ async function sweepPages(
   const evaluatePages = async () => {
     try {
       for (let ids = await nextPage(); ids.length > 0; ids = await nextPage()) {
-        const page = await withTransaction(pool, (tx) =>
-          evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
-        );
+        const page = await withTransaction(pool, async (tx) => {
+          const summary = await evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true });
+          if (!summary.wrote) await commitWithoutFlushWait(tx);
+          return summary;
+        });
         evaluated += page.evaluated;
         changed += page.changed.length;
         await afterPage(page);

@@ -10,6 +10,7 @@
  * A state stored in full (before this encoding) loads the same way.
  */
 import type { HealthState, StoredHealthState } from '../domain/health.js';
+import { equalsAsStored } from '../domain/stored-json.js';
 import { healthRules } from './registry.js';
 import { initialLinkState } from './rules/link-broken.js';
 
@@ -50,12 +51,14 @@ function withInitialFields(stored: unknown, initial: () => unknown): unknown {
   return isPlainObject(stored) && isPlainObject(fresh) ? { ...fresh, ...stored } : stored;
 }
 
+const isStoredAbsent = (changed: unknown) => isPlainObject(changed) && isEmpty(changed);
+
 /** The state as stored: initial fields and rules left out. */
 export function storedHealthState(state: HealthState): StoredHealthState {
   const rules: Record<string, unknown> = {};
   for (const [name, ruleState] of Object.entries(state.rules)) {
     const changed = changedFields(ruleState, initialRuleStates.get(name));
-    if (!isPlainObject(changed) || !isEmpty(changed)) rules[name] = changed;
+    if (!isStoredAbsent(changed)) rules[name] = changed;
   }
   return {
     link: changedFields(state.link, initialLink) as StoredHealthState['link'],
@@ -77,4 +80,26 @@ export function loadedHealthState(stored: StoredHealthState): HealthState {
     status: stored.status,
     linkReason: stored.linkReason,
   };
+}
+
+/**
+ * Whether `next` stores as `stored`, the row `previous` was loaded from, so that nothing needs
+ * writing. The link and rule states a rule returned unchanged (the same object it was given, as
+ * every rule does when nothing happened) are not walked: a steady sweep compares little more
+ * than the alerts. A row stored in full before the compact encoding is rewritten compact at its
+ * next change.
+ */
+export function storesAs(next: HealthState, previous: HealthState, stored: StoredHealthState): boolean {
+  if (next.status !== stored.status || next.linkReason !== stored.linkReason) return false;
+  if (!equalsAsStored(next.alerts, stored.alerts)) return false;
+  if (next.link !== previous.link && !equalsAsStored(changedFields(next.link, initialLink), stored.link ?? {}))
+    return false;
+  for (const rule of healthRules) {
+    const ruleState = next.rules[rule.name];
+    if (ruleState === previous.rules[rule.name]) continue;
+    const changed = changedFields(ruleState, initialRuleStates.get(rule.name));
+    const storedRule = stored.rules?.[rule.name];
+    if (storedRule === undefined ? !isStoredAbsent(changed) : !equalsAsStored(changed, storedRule)) return false;
+  }
+  return true;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultHealthConfig } from '../../../src/domain/health-config.js';
 import type { RuleSample } from '../../../src/domain/sample.js';
 import { evaluateVehicleHealth } from '../../../src/health/evaluate.js';
-import { loadedHealthState, storedHealthState } from '../../../src/health/stored-state.js';
+import { loadedHealthState, storedHealthState, storesAs } from '../../../src/health/stored-state.js';
 
 const t0 = new Date('2026-11-01T08:00:00.000Z');
 const minute = 60_000;
@@ -90,5 +90,58 @@ describe('stored health state', () => {
     const second = loadedHealthState({ alerts: [], status: 'unknown', linkReason: null });
     expect(first.link.daily).not.toBe(second.link.daily);
     expect(first.rules.tire_pressure).not.toBe(second.rules.tire_pressure);
+  });
+
+  it('tells an evaluation that changed nothing from one that changed a rule, the link or the alerts', () => {
+    const { state } = evaluated();
+    const row = stored(storedHealthState(state));
+    const again = (samples: RuleSample[], minutes: number) =>
+      evaluateVehicleHealth(loadedHealthState(row), samples, vehicle, defaultHealthConfig, at(minutes), true);
+    const idle = again([], 241);
+    expect(storesAs(idle.state, loadedHealthState(row), row)).toBe(true);
+    const previous = loadedHealthState(row);
+    const fuel = evaluateVehicleHealth(
+      previous,
+      [sample('fuel_percent', 241, 39)],
+      vehicle,
+      defaultHealthConfig,
+      at(241),
+      true,
+    );
+    expect(storesAs(fuel.state, previous, row)).toBe(false);
+    const before = loadedHealthState(row);
+    const odometer = evaluateVehicleHealth(
+      before,
+      [sample('odometer_km', 241, 12_050)],
+      vehicle,
+      defaultHealthConfig,
+      at(241),
+      true,
+    );
+    expect(storesAs(odometer.state, before, row)).toBe(false);
+  });
+
+  it('compares a rule returned as a new object by value', () => {
+    const { state } = evaluated();
+    const row = stored(storedHealthState(state));
+    const previous = loadedHealthState(row);
+    const copied = {
+      ...previous,
+      rules: Object.fromEntries(Object.entries(previous.rules).map(([k, v]) => [k, stored(v)])),
+    };
+    expect(storesAs(copied, previous, row)).toBe(true);
+    const moved = {
+      ...copied,
+      rules: { ...copied.rules, brake_lining: { alert: { severity: 'medium', percent: 20 } } },
+    };
+    expect(storesAs(moved, previous, row)).toBe(false);
+  });
+
+  it('finds a row stored in full different from a changed state, so it is rewritten compact', () => {
+    const { state } = evaluated();
+    const full = stored(state);
+    const previous = loadedHealthState(full);
+    const copied = { ...previous, link: stored(previous.link) };
+    expect(storesAs(copied, previous, full)).toBe(false);
   });
 });
