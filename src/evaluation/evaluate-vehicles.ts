@@ -35,6 +35,7 @@ import {
 import type { NewEventSample } from '../db/monitoring-delivery-queue.js';
 import { whileHoldingLock } from '../db/advisory-locks.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { isoTimestamp } from '../domain/iso-time.js';
 import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
@@ -109,7 +110,7 @@ export function advanceWatermarks(
   const through = { ...fedThrough };
   for (const [signal, at] of newest) {
     const current = through[signal];
-    if (!current || at.getTime() > Date.parse(current)) through[signal] = at.toISOString();
+    if (!current || at.getTime() > Date.parse(current)) through[signal] = isoTimestamp(at);
   }
   return through;
 }
@@ -172,7 +173,7 @@ export async function evaluateVehicles(
     const newestEvent = events[events.length - 1];
     const advanced = advanceWatermarks(fed, subject.fedThrough);
     const fedThrough = newestEvent
-      ? { ...advanced, [vehicleEventsWatermark]: newestEvent.recordedAt.toISOString() }
+      ? { ...advanced, [vehicleEventsWatermark]: isoTimestamp(newestEvent.recordedAt) }
       : advanced;
     const lastServices = services.get(subject.id) ?? {};
     const own = split.get(subject.id)!;
@@ -211,7 +212,7 @@ export async function evaluateVehicles(
       });
     }
     const odometer = result.odometer
-      ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source }
+      ? { km: result.odometer.km, as_of: isoTimestamp(result.odometer.at), source: result.odometer.source }
       : null;
     // Compared as stored (jsonb reorders keys, a JSON round trip drops undefined fields), so an idle sweep writes nothing.
     const odometerChanged = odometer !== null && !equalsAsStored(odometer, subject.odometer);
