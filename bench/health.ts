@@ -1,7 +1,8 @@
 /**
  * Health stage costs, in one run:
  * - the sweep: vehicle evaluations per second over 100,000 vehicles (the same code as the
- *   health.sweep job: pages of 500, one transaction each, HEALTH_SWEEP_CONCURRENT_PAGES at once);
+ *   health.sweep job: pages of 500, one transaction each, HEALTH_SWEEP_CONCURRENT_PAGES at once),
+ *   the first and the steady sweep's wall time each printed beside its target (issue 20);
  * - the per-reading cost the rules add to ingestion: the ingest path with and without the health
  *   worker, same pushes, timed until everything (readings, state, health) is written.
  */
@@ -77,7 +78,12 @@ async function sweepOnce(pool: Pool, now: Date): Promise<SweepRun> {
   };
 }
 
-/** The sweep table: each sweep's rate and where its CPU went. */
+/** Issue 20's targets for the sweep of 100k vehicles, in wall seconds. */
+const sweepTargets = { first: 5, steady: 3 } as const;
+
+const verdict = (run: SweepRun, targetSeconds: number) => (run.seconds < targetSeconds ? 'met' : 'missed');
+
+/** The sweep table: each sweep's rate and where its CPU went, then each wall time beside its target. */
 function printSweeps(first: SweepRun, steady: SweepRun): void {
   const row = (sweep: string, run: SweepRun) => ({
     sweep,
@@ -93,8 +99,12 @@ function printSweeps(first: SweepRun, steady: SweepRun): void {
       row('steady (no new samples: time-based conditions only)', steady),
     ],
   );
-  const sweepTarget = first.seconds < 5 ? 'met' : 'missed';
-  console.log(`target (issue 12) first sweep of 100k vehicles < 5 s: ${sweepTarget} (${first.seconds.toFixed(1)} s)`);
+  for (const [name, run, target] of [
+    ['first', first, sweepTargets.first],
+    ['steady', steady, sweepTargets.steady],
+  ] as const) {
+    console.log(`${name} sweep ${run.seconds.toFixed(1)} s (target < ${target} s) ${verdict(run, target)}`);
+  }
 }
 
 async function ingestRate(withHealth: boolean): Promise<{ samples: number; seconds: number; rate: number }> {
@@ -150,7 +160,13 @@ export async function benchHealth(): Promise<Record<string, unknown>> {
   const { pool } = await freshDatabase('health_sweep');
   console.log(`seeding ${sweepVehicles.toLocaleString()} vehicles…`);
   await seedSweepFleet(pool);
+  // Vacuumed, as a running fleet's tables are: otherwise autovacuum works through the freshly
+  // written rows during the sweeps, and its backends count as the sweep's Postgres CPU. Again
+  // between the sweeps, as autovacuum does in the 15 minutes between two scheduled sweeps with
+  // the row versions the first one left.
+  await pool.query('VACUUM (ANALYZE)');
   const first = await sweepOnce(pool, new Date());
+  await pool.query('VACUUM (ANALYZE)');
   const steady = await sweepOnce(pool, new Date(Date.now() + 60_000));
   await pool.end();
   // Printed before the ingest part, which starts services of its own.
@@ -176,7 +192,12 @@ export async function benchHealth(): Promise<Record<string, unknown>> {
       vehicles: sweepVehicles,
       first,
       steady,
-      target: first.seconds < 5 ? 'met' : 'missed',
+      targets: {
+        firstSeconds: sweepTargets.first,
+        first: verdict(first, sweepTargets.first),
+        steadySeconds: sweepTargets.steady,
+        steady: verdict(steady, sweepTargets.steady),
+      },
       steadyEvaluationsPerSecond: Math.round(steady.evaluated / steady.seconds),
     },
     ingest: { without, withRules, addedMicrosPerSample },

@@ -1,5 +1,5 @@
 /** Statements of the health stage: what an evaluation reads for a set of vehicles, and what it writes. */
-import type { HealthState, HealthEvent } from '../domain/health.js';
+import type { HealthEvent, StoredHealthState } from '../domain/health.js';
 import type { DeepPartial, HealthConfig } from '../domain/health-config.js';
 import type { RuleSample } from '../domain/sample.js';
 import { odometerSignals } from '../domain/sample.js';
@@ -18,7 +18,8 @@ export interface HealthSubject {
   odometer: { km: number; as_of: string; source: string } | null;
   companyConfig: DeepPartial<HealthConfig>;
   vehicleConfig: DeepPartial<HealthConfig>;
-  state: HealthState | null;
+  /** As stored (compact: src/health/stored-state.ts), null before the first evaluation. */
+  state: StoredHealthState | null;
   /** Per signal, the newest sample time fed to the rules (ISO 8601); a signal never fed is absent. */
   fedThrough: Record<string, string>;
 }
@@ -78,7 +79,11 @@ export interface NewSample extends RuleSample {
  * Only the rule signals whose latest sample (`vehicle_signals`, upserted in the transaction of
  * every stored reading: ingest and the manual odometer) is newer than the watermark are scanned:
  * a signal a vehicle never reported, or with nothing new since its last evaluation, costs one key
- * lookup instead of a probe of every `readings` partition (most of a steady sweep's time).
+ * lookup instead of a probe of every `readings` partition (most of a steady sweep's time). That
+ * latest sample also bounds each scan from above (nothing of the signal is newer), so Postgres
+ * prunes the partitions after it at run time: the months ahead that `ensureReadingPartitions`
+ * keeps ready, three of the six partitions a first feed would otherwise probe. The detectors'
+ * windows have no such bound.
  *
  * Nothing taken before the vehicle's current owner got it from a previous owner is read
  * (db/ownership.ts `ownedSinceSql`; docs/ownership.md), except the odometer series, which travel with
@@ -95,13 +100,13 @@ export async function loadNewSamples(
   const result = await q.query<NewSample & { vehicleId: string }>({
     name: 'load-new-samples',
     text: `WITH windows AS (
-             SELECT l.vehicle_id, l.signal, w.since
+             SELECT l.vehicle_id, l.signal, w.since, l.recorded_at AS until
              FROM vehicle_signals l
              LEFT JOIN vehicle_health_state h ON h.vehicle_id = l.vehicle_id
              CROSS JOIN LATERAL (SELECT coalesce((h.fed_through ->> l.signal)::timestamptz, 'epoch') AS since) w
              WHERE l.vehicle_id = ANY($1::uuid[]) AND l.signal = ANY($2::text[]) AND l.recorded_at > w.since
              UNION ALL
-             SELECT * FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
+             SELECT *, 'infinity'::timestamptz FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
            )
            SELECT w.vehicle_id AS "vehicleId", w.signal, r.recorded_at AS "recordedAt", r.value, r.source,
                   r.without_cascade IS TRUE AS "withoutCascade"
@@ -112,7 +117,7 @@ export async function loadNewSamples(
            CROSS JOIN LATERAL (
              SELECT recorded_at, coalesce(to_jsonb(value_num), value_json) AS value, source, without_cascade
              FROM readings
-             WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since
+             WHERE vehicle_id = w.vehicle_id AND signal = w.signal AND recorded_at > w.since AND recorded_at <= w.until
                AND recorded_at >= coalesce(owned.since, '-infinity')
              ORDER BY recorded_at DESC LIMIT $6
            ) r
@@ -174,7 +179,7 @@ export interface HealthWrite {
   visibleChange: boolean;
   /** The rules' state or a signal's watermark moved: the state row is written. */
   stateChanged: boolean;
-  state: HealthState;
+  state: StoredHealthState;
   fedThrough: Record<string, string>;
   events: HealthEvent[];
 }
@@ -224,6 +229,14 @@ export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], e
       values: [JSON.stringify(events)],
     });
   }
+}
+
+/**
+ * The current transaction's commit returns without waiting for its WAL to reach disk. Only for a
+ * transaction whose writes are all row locks: a crash then loses nothing a restart would keep.
+ */
+export async function commitWithoutFlushWait(q: Queryable): Promise<void> {
+  await q.query(`SET LOCAL synchronous_commit = off`);
 }
 
 /** Active vehicle ids after `afterId`, in id order, for the sweep's pages. */

@@ -48,6 +48,19 @@ export interface HealthState {
   linkReason: LinkBrokenReason | null;
 }
 
+/**
+ * A health state as stored (src/health/stored-state.ts): of the link and of each rule, only the
+ * fields that differ from their initial value; a rule still at its initial state has no entry.
+ * A state stored before that encoding is complete, which this type also describes.
+ */
+export interface StoredHealthState {
+  link?: Partial<LinkState>;
+  rules?: Record<string, unknown>;
+  alerts: ActiveAlert[];
+  status: HealthStatus;
+  linkReason: LinkBrokenReason | null;
+}
+
 export type HealthEventKind = 'alert_opened' | 'alert_changed' | 'alert_resolved' | 'status_changed' | 'link_changed';
 
 export interface HealthEvent {

@@ -22,6 +22,7 @@
  * would have: the two jobs are not ordered, so whichever runs first does what both owe.
  */
 import {
+  commitWithoutFlushWait,
   listActiveVehicleIds,
   lockHealthSubjects,
   loadLastServices,
@@ -34,10 +35,12 @@ import {
 import type { NewEventSample } from '../db/monitoring-delivery-queue.js';
 import { whileHoldingLock } from '../db/advisory-locks.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { isoTimestamp } from '../domain/iso-time.js';
 import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
 import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from '../health/evaluate.js';
+import { loadedHealthState, storedHealthState, storesAs } from '../health/stored-state.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
 import { detectAndStore, type MonitoredVehicleEvaluation } from '../monitoring/detect-stage.js';
 import { latestServiceAt } from '../monitoring/event-body.js';
@@ -66,6 +69,8 @@ export interface EvaluationSummary {
   monitoringLanes: MonitoringLane[];
   /** Monitoring: the kind of each event detected. */
   monitoringKinds: MonitoringKind[];
+  /** Anything written besides the row locks: health, state, events, or a monitored vehicle's stage. */
+  wrote: boolean;
 }
 
 /**
@@ -88,11 +93,15 @@ export function splitByCascade(samples: readonly NewSample[], events: readonly N
   };
 }
 
-/** Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs. */
+/**
+ * Each signal's watermark moved to its newest sample fed; signals without new samples keep theirs.
+ * Nothing fed (most vehicles in a sweep): the same object, so the caller compares by identity.
+ */
 export function advanceWatermarks(
   fed: readonly RuleSample[],
   fedThrough: Readonly<Record<string, string>>,
-): Record<string, string> {
+): Readonly<Record<string, string>> {
+  if (fed.length === 0) return fedThrough;
   const newest = new Map<string, Date>();
   for (const sample of fed) {
     const at = newest.get(sample.signal);
@@ -101,7 +110,7 @@ export function advanceWatermarks(
   const through = { ...fedThrough };
   for (const [signal, at] of newest) {
     const current = through[signal];
-    if (!current || at.getTime() > Date.parse(current)) through[signal] = at.toISOString();
+    if (!current || at.getTime() > Date.parse(current)) through[signal] = isoTimestamp(at);
   }
   return through;
 }
@@ -113,7 +122,8 @@ export async function evaluateVehicles(
   options: EvaluationOptions,
 ): Promise<EvaluationSummary> {
   const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
-  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
+  if (subjects.length === 0)
+    return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [], wrote: false };
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
   // The rule signals' windows start at the stored watermarks (read in the statement); the detectors' at their own.
@@ -160,16 +170,19 @@ export async function evaluateVehicles(
   const writes: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];
     const events = vehicleEvents.get(subject.id) ?? [];
-    const fedThrough = advanceWatermarks(fed, subject.fedThrough);
     const newestEvent = events[events.length - 1];
-    if (newestEvent) fedThrough[vehicleEventsWatermark] = newestEvent.recordedAt.toISOString();
+    const advanced = advanceWatermarks(fed, subject.fedThrough);
+    const fedThrough = newestEvent
+      ? { ...advanced, [vehicleEventsWatermark]: isoTimestamp(newestEvent.recordedAt) }
+      : advanced;
     const lastServices = services.get(subject.id) ?? {};
     const own = split.get(subject.id)!;
     const ruleSamples = (list: typeof fed) =>
       monitored.has(subject.id) ? list.filter((sample) => isRuleSignal(sample.signal)) : list;
+    const previous = subject.state && loadedHealthState(subject.state);
     const result = full.has(subject.id)
       ? evaluateVehicleHealth(
-          subject.state,
+          previous,
           ruleSamples(own.samples),
           {
             telematicsProvider: subject.telematicsProvider,
@@ -181,7 +194,7 @@ export async function evaluateVehicles(
           subject.hasTelemetry,
           own.stateOnly,
         )
-      : evaluateVehicleState(subject.state, fed, subject.telematicsProvider, configOf(subject), now);
+      : evaluateVehicleState(previous, fed, subject.telematicsProvider, configOf(subject), now);
     const subscriptions = full.has(subject.id) ? monitored.get(subject.id) : undefined;
     if (subscriptions) {
       monitoredEvaluations.push({
@@ -199,7 +212,7 @@ export async function evaluateVehicles(
       });
     }
     const odometer = result.odometer
-      ? { km: result.odometer.km, as_of: result.odometer.at.toISOString(), source: result.odometer.source }
+      ? { km: result.odometer.km, as_of: isoTimestamp(result.odometer.at), source: result.odometer.source }
       : null;
     // Compared as stored (jsonb reorders keys, a JSON round trip drops undefined fields), so an idle sweep writes nothing.
     const odometerChanged = odometer !== null && !equalsAsStored(odometer, subject.odometer);
@@ -208,7 +221,10 @@ export async function evaluateVehicles(
       !equalsAsStored(result.health, subject.health) ||
       !equalsAsStored(result.linkBroken, subject.linkBroken);
     const stateChanged =
-      !equalsAsStored(fedThrough, subject.fedThrough) || !equalsAsStored(result.state, subject.state);
+      (fedThrough !== subject.fedThrough && !equalsAsStored(fedThrough, subject.fedThrough)) ||
+      !previous ||
+      !subject.state ||
+      !storesAs(result.state, previous, subject.state);
     return {
       vehicleId: subject.id,
       companyId: subject.companyId,
@@ -217,7 +233,7 @@ export async function evaluateVehicles(
       odometer: odometerChanged ? odometer : null,
       visibleChange,
       stateChanged,
-      state: result.state,
+      state: stateChanged || !subject.state ? storedHealthState(result.state) : subject.state,
       fedThrough,
       events: result.events,
     };
@@ -230,6 +246,8 @@ export async function evaluateVehicles(
     events: writes.reduce((sum, w) => sum + w.events.length, 0),
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
+    wrote:
+      monitoredEvaluations.length > 0 || writes.some((w) => w.stateChanged || w.visibleChange || w.events.length > 0),
   };
 }
 
@@ -248,7 +266,7 @@ export async function restartHealthForNewOwner(
   const [subject] = await lockHealthSubjects(tx, [vehicleId], false);
   // A deactivated vehicle is never evaluated again (nothing reactivates one).
   if (!subject) return null;
-  const state = healthStateForNewOwner(subject.state);
+  const state = healthStateForNewOwner(subject.state && loadedHealthState(subject.state));
   const fedThrough = Object.fromEntries(
     Object.entries(subject.fedThrough).filter(([signal]) => isOdometerSignal(signal)),
   );
@@ -263,7 +281,7 @@ export async function restartHealthForNewOwner(
         odometer: null,
         visibleChange: true,
         stateChanged: true,
-        state,
+        state: storedHealthState(state),
         fedThrough,
         events: [],
       },
@@ -284,6 +302,9 @@ const sweepPageSize = 500;
  * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
  * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
  * evaluates every vehicle again.
+ *
+ * A page that wrote nothing but its row locks (most pages of a steady sweep) commits without
+ * waiting for the WAL flush: a crash can lose only locks, which no restart keeps anyway.
  *
  * One sweep at a time in the deployment (an advisory lock; `skipped` when another holds it). BullMQ
  * takes a job back when its lock is not renewed for the health queue's 10 s, which an event loop
@@ -325,9 +346,11 @@ async function sweepPages(
   const evaluatePages = async () => {
     try {
       for (let ids = await nextPage(); ids.length > 0; ids = await nextPage()) {
-        const page = await withTransaction(pool, (tx) =>
-          evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
-        );
+        const page = await withTransaction(pool, async (tx) => {
+          const summary = await evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true });
+          if (!summary.wrote) await commitWithoutFlushWait(tx);
+          return summary;
+        });
         evaluated += page.evaluated;
         changed += page.changed.length;
         await afterPage(page);

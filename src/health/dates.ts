@@ -4,10 +4,17 @@
  */
 import { msPerDay } from '../domain/units.js';
 
-/** Days in a UTC month; `month` may be outside 0–11 (Date.UTC normalizes it into the year). */
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Days in a UTC month; `month` may be outside 0–11 (it carries into the year, as Date.UTC does).
+ * Counted, not read from a Date: the sweep asks once per maintenance interval and vehicle.
+ */
 function daysInMonth(year: number, month: number): number {
-  // Day 0 of the next month is the last day of this one.
-  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const y = year + Math.floor(month / 12);
+  const m = month - Math.floor(month / 12) * 12;
+  if (m !== 1) return monthDays[m]!;
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
 }
 
 /**
@@ -19,17 +26,9 @@ export function addMonths(date: Date, months: number): Date {
   const year = date.getUTCFullYear();
   const targetMonth = date.getUTCMonth() + Math.trunc(months);
   const day = Math.min(date.getUTCDate(), daysInMonth(year, targetMonth));
-  return new Date(
-    Date.UTC(
-      year,
-      targetMonth,
-      day,
-      date.getUTCHours(),
-      date.getUTCMinutes(),
-      date.getUTCSeconds(),
-      date.getUTCMilliseconds(),
-    ),
-  );
+  const time = date.getTime();
+  const timeOfDayMs = time - Math.floor(time / msPerDay) * msPerDay;
+  return new Date(Date.UTC(year, targetMonth, day) + timeOfDayMs);
 }
 
 const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);

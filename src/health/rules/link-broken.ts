@@ -12,6 +12,7 @@
  *
  * State is JSON (ISO strings) and bounded: two counters, three small records, at most 31 days.
  */
+import { isoTimestamp } from '../../domain/iso-time.js';
 import { isOdometerSignal, manualSources, maxFutureSkewMs } from '../../domain/sample.js';
 import { msPerDay } from '../../domain/units.js';
 import type { LinkState } from '../../domain/health.js';
@@ -62,7 +63,7 @@ function withDaily(daily: LinkState['daily'], trusted: NonNullable<LinkState['tr
 }
 
 function trust(state: LinkState, km: number, at: Date, source: string): LinkState {
-  const trusted = { km, at: at.toISOString(), source };
+  const trusted = { km, at: isoTimestamp(at), source };
   return { ...state, trusted, daily: withDaily(state.daily, trusted), first: state.first ?? { km, at: trusted.at } };
 }
 
@@ -142,7 +143,7 @@ export function evaluateLink(
     if (!anchor) {
       // Any provider reading proves the tracker reports (no_reading, stale), even a late one.
       const last = state.lastTracker;
-      if (!last || at.getTime() >= Date.parse(last.at)) state = { ...state, lastTracker: { km, at: at.toISOString() } };
+      if (!last || at.getTime() >= Date.parse(last.at)) state = { ...state, lastTracker: { km, at: isoTimestamp(at) } };
     }
     if (state.trusted && at.getTime() < Date.parse(state.trusted.at)) continue;
     state = anchor ? applyAnchor(state, km, at, sample.source) : applyTracker(state, km, at, sample.source, config);
