@@ -37,13 +37,18 @@ export async function freshDatabase(name: string): Promise<{ url: string; pool: 
 export async function createBenchCompany(pool: Pool, name: string): Promise<{ companyId: string; key: string }> {
   const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ($1) RETURNING id`, [name]);
   const companyId = company.rows[0]!.id;
+  return { companyId, key: await createBenchApiKey(pool, companyId) };
+}
+
+/** An API key of an existing company, written directly; returns the key. */
+export async function createBenchApiKey(pool: Pool, companyId: string): Promise<string> {
   const key = generateApiKey();
   await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [
     companyId,
     key.prefix,
     key.hash,
   ]);
-  return { companyId, key: key.key };
+  return key.key;
 }
 
 /** The environment of a service process the bench starts against its own database and queue prefix. */
