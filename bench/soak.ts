@@ -39,6 +39,7 @@ import {
   printTable,
   serviceEnv,
   startService,
+  stopAllServices,
   type LoadResult,
   type Service,
 } from './support.js';
@@ -187,9 +188,10 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
     (stopping ??= (async () => {
       for (const { service } of [...services].reverse()) await service.stop();
     })());
+  // A signal may come while a service is still starting (not yet in `services`): stop them all.
   const onSignal = (signal: NodeJS.Signals) => {
     console.log(`\n${signal}: stopping the soak's processes…`);
-    void stopAll().then(() => process.exit(130));
+    void stopAllServices().then(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -68,6 +68,26 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** Every service process started and not yet exited, ready or still starting. */
+const running = new Set<ChildProcess>();
+
+/**
+ * SIGTERM to every service process still running, resolved once all have exited: what a bench
+ * stopped by a signal runs, so that none outlives it, not even one that was still starting.
+ */
+export async function stopAllServices(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
 /** Starts `node <script> <args>` with extra env and waits until `readyPath` answers 200. */
 export async function startService(
   script: string,
@@ -90,6 +110,8 @@ export async function startService(
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
