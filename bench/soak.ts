@@ -82,6 +82,8 @@ interface Minute {
   ratio: number;
   visibleP99Ms: number;
   visibleSamples: number;
+  /** Probes whose value was not visible within the driver's timeout (counted as samples of that long). */
+  visibleTimeouts: number;
   pushedReadingsPerSecond: number;
   behindReadings: number;
   inboxPending: number;
@@ -341,6 +343,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
       pushedReadings: before.pushedReadings,
       pushErrors: before.pushErrors,
       probeErrors: before.probeErrors,
+      probeTimeouts: before.probeTimeouts,
       coreWriteErrors,
       workerFailures: failuresBefore,
       core: coreBefore,
@@ -393,6 +396,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
         ratio: product.rps / bareLoad.rps,
         visibleP99Ms: percentile(visible, 99),
         visibleSamples: visible.length,
+        visibleTimeouts: stats.probeTimeouts - last.probeTimeouts,
         pushedReadingsPerSecond: Math.round((stats.pushedReadings - last.pushedReadings) / ((now - last.at) / 1000)),
         behindReadings: stats.behindReadings,
         inboxPending: pending,
@@ -406,7 +410,8 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
       if (errors > 0 && stats.lastError) console.log(`minute ${minute}: last driver error: ${stats.lastError}`);
       console.log(
         `minute ${minute}: by-id ${row.product.rps} req/s p99 ${row.product.p99Ms} ms, bare ${row.bare.rps} p99 ${row.bare.p99Ms} ms ` +
-          `(${row.ratio.toFixed(2)}); push→visible p99 ${row.visibleP99Ms} ms (${row.visibleSamples}); ` +
+          `(${row.ratio.toFixed(2)}); push→visible p99 ${row.visibleP99Ms} ms (${row.visibleSamples} probes` +
+          `${row.visibleTimeouts ? `, ${row.visibleTimeouts} not visible in time` : ''}); ` +
           `${row.pushedReadingsPerSecond} readings/s; inbox ${row.inboxPending}; errors ${row.errors}`,
       );
       last = {
@@ -414,6 +419,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
         pushedReadings: stats.pushedReadings,
         pushErrors: stats.pushErrors,
         probeErrors: stats.probeErrors,
+        probeTimeouts: stats.probeTimeouts,
         coreWriteErrors,
         workerFailures: failures,
         core,
