@@ -13,7 +13,7 @@
  * API's by-id at 50 connections, alternated with the bare route under the same load every 15 s.
  * Per minute it prints by-id req/s and p99 of both and their ratio, push-to-visible p99, queue
  * depths, deliveries, the RSS of every process and errors; at the end the targets (issue 20):
- * by-id ≥ 0.9 × bare, push-to-visible p99 < 1 s, no per-minute series trending upward (bench/trend.ts),
+ * by-id ≥ 0.9 × bare, push-to-visible p99 < 1 s, no per-minute series trending upward (test/helpers/trend.ts),
  * zero errors. A missed target is reported, not an exit code: the bench fails only when it crashes
  * or a process under test dies.
  */
@@ -25,7 +25,7 @@ import { byIdLoad } from './api.js';
 import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { secret as monitoringSecret, subscribeFleet } from './monitoring.js';
 import type { DriverOptions, DriverStats } from './soak-driver.js';
-import { fitTrend, type Trend, type TrendThresholds } from './trend.js';
+import { fitTrend, type Trend, type TrendThresholds } from '../test/helpers/trend.js';
 import { secret as coreSecret, seedSubscriber, writeEventBatch, type Subscriber } from './webhooks.js';
 import {
   benchConfig,
@@ -67,7 +67,7 @@ const pushSecret = 'bench-simulator-secret';
 const soakFleetStart = '2026-11-03T06:00:00Z';
 const monitoredQueues: QueueName[] = ['ingest', 'health', 'webhooks'];
 
-/** What rises in a series only counts as a trend past these (bench/trend.ts). */
+/** What rises in a series only counts as a trend past these (test/helpers/trend.ts). */
 const thresholds: Record<'latency' | 'visible' | 'depth' | 'rss', TrendThresholds> = {
   latency: { relativeRise: 0.2, minRise: 5 },
   visible: { relativeRise: 0.2, minRise: 50 },

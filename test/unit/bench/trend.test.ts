@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitTrend, tCriticalOneSided95 } from '../../../bench/trend.js';
+import { fitTrend, tCriticalOneSided95 } from '../../helpers/trend.js';
 
 const thresholds = { relativeRise: 0.1, minRise: 5 };
 

@@ -8,6 +8,8 @@
  *   series' mean and at least `minRise` in the series' own unit, so a real but negligible drift
  *   (a few MiB of a 300 MiB process) is not called one either.
  * Fewer than three points cannot separate a slope from noise: the verdict is then `too few points`.
+ * Used by the soak bench (bench/soak.ts); it sits with the test helpers so that its unit test may
+ * import it: benches may import test helpers, tests never import benches (docs/architecture.md).
  */
 
 export interface TrendThresholds {
