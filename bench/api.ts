@@ -9,6 +9,7 @@
  * both routes are measured on it too, beside the primary-only figures, with the share of its reads
  * that the replica served.
  */
+import type autocannon from 'autocannon';
 import pg from 'pg';
 import {
   createBenchCompany,
@@ -84,6 +85,28 @@ async function routedReads(baseUrl: string): Promise<{ replica: number; all: num
   return { replica, all };
 }
 
+/** Load of GETs by id on `base`, cycling through `ids`; `path` makes each request's path from an id. */
+export function byIdLoad(
+  common: autocannon.Options | Omit<autocannon.Options, 'url'>,
+  base: string,
+  ids: readonly string[],
+  path: (id: string) => string,
+  headers: Record<string, string> = {},
+): autocannon.Options {
+  let next = 0;
+  return {
+    ...common,
+    url: base,
+    requests: [
+      {
+        method: 'GET' as const,
+        headers,
+        setupRequest: (request: object) => ({ ...request, path: path(ids[next++ % ids.length]!) }),
+      },
+    ],
+  };
+}
+
 export async function benchApi(args: string[] = []): Promise<Record<string, unknown>> {
   const replicaFlag = args.indexOf('--replica-url');
   const replicaUrl = replicaFlag >= 0 ? args[replicaFlag + 1] : undefined;
@@ -135,20 +158,8 @@ export async function benchApi(args: string[] = []): Promise<Record<string, unkn
     await load({ ...common, url: `${api.url}/api/v1/vehicles/${ids[0]}`, headers, duration: 2 });
     await load({ ...common, url: `${bare.url}/vehicles/${ids[0]}`, duration: 2 });
 
-    const byId = (base: string, path: (id: string) => string, extra: Record<string, string> = {}) => {
-      let next = 0;
-      return {
-        ...common,
-        url: base,
-        requests: [
-          {
-            method: 'GET' as const,
-            headers: extra,
-            setupRequest: (request: object) => ({ ...request, path: path(ids[next++ % ids.length]!) }),
-          },
-        ],
-      };
-    };
+    const byId = (base: string, path: (id: string) => string, extra: Record<string, string> = {}) =>
+      byIdLoad(common, base, ids, path, extra);
     const results: Record<string, LoadResult> = {};
     results.helloWorld = await load({ ...common, url: hello.url }, hello);
     // Ceiling and product alternate, so a drift of the machine touches both alike.

@@ -10,6 +10,7 @@ import { benchIngestProfile } from './ingest-profile.js';
 import { benchMonitoring } from './monitoring.js';
 import { benchPlaces } from './places.js';
 import { benchReports } from './reports.js';
+import { benchSoak } from './soak.js';
 import { benchStorage } from './storage.js';
 import { writeResult } from './support.js';
 import { benchWebhooks } from './webhooks.js';
@@ -26,6 +27,7 @@ const benches: Record<string, (args: string[]) => Promise<Record<string, unknown
   reports: benchReports,
   places: benchPlaces,
   storage: benchStorage,
+  soak: benchSoak,
 };
 
 const args = process.argv.slice(2);

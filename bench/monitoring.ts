@@ -35,7 +35,7 @@ const apiPort = 3931;
 const workerPort = 3932;
 const receiverPort = 3933;
 const inFlight = 64;
-const secret = 'whsec_bench_monitoring_secret';
+export const secret = 'whsec_bench_monitoring_secret';
 /** Before the simulated fleet's first reading (bench/ingest.ts `benchFleet`). */
 const subscribedAt = '2026-11-01T00:00:00Z';
 
@@ -45,7 +45,7 @@ function option(args: string[], name: string, fallback: number): number {
 }
 
 /** Every vehicle of the bench company subscribed to all 20 kinds, and 20 geofences where the fleet drives. */
-async function subscribeFleet(pool: Pool, receiverUrl: string, fixes: Array<{ lat: number; lon: number }>) {
+export async function subscribeFleet(pool: Pool, receiverUrl: string, fixes: Array<{ lat: number; lon: number }>) {
   const company = await pool.query<{ id: string }>(`SELECT id FROM companies LIMIT 1`);
   const companyId = company.rows[0]!.id;
   await pool.query(

@@ -37,13 +37,18 @@ export async function freshDatabase(name: string): Promise<{ url: string; pool: 
 export async function createBenchCompany(pool: Pool, name: string): Promise<{ companyId: string; key: string }> {
   const company = await pool.query<{ id: string }>(`INSERT INTO companies (name) VALUES ($1) RETURNING id`, [name]);
   const companyId = company.rows[0]!.id;
+  return { companyId, key: await createBenchApiKey(pool, companyId) };
+}
+
+/** An API key of an existing company, written directly; returns the key. */
+export async function createBenchApiKey(pool: Pool, companyId: string): Promise<string> {
   const key = generateApiKey();
   await pool.query(`INSERT INTO api_keys (company_id, key_prefix, key_hash) VALUES ($1, $2, $3)`, [
     companyId,
     key.prefix,
     key.hash,
   ]);
-  return { companyId, key: key.key };
+  return key.key;
 }
 
 /** The environment of a service process the bench starts against its own database and queue prefix. */
@@ -61,6 +66,26 @@ export interface Service {
   url: string;
   process: ChildProcess;
   stop(): Promise<void>;
+}
+
+/** Every service process started and not yet exited, ready or still starting. */
+const running = new Set<ChildProcess>();
+
+/**
+ * SIGTERM to every service process still running, resolved once all have exited: what a bench
+ * stopped by a signal runs, so that none outlives it, not even one that was still starting.
+ */
+export async function stopAllServices(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 /** Starts `node <script> <args>` with extra env and waits until `readyPath` answers 200. */
@@ -85,6 +110,8 @@ export async function startService(
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);

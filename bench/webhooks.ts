@@ -44,7 +44,7 @@ const receiverPort = 3921;
 const workerPort = 3922;
 const inFlight = 64;
 const eventsPerTransaction = 1000;
-const secret = 'whsec_bench_signing_secret';
+export const secret = 'whsec_bench_signing_secret';
 
 interface ReceiverStats {
   received: number;
@@ -71,13 +71,13 @@ async function waitForDeliveries(url: string, expected: number, timeoutMs: numbe
 }
 
 /** A subscribed company: its run's webhook payload goes with each of its events. */
-interface Subscriber {
+export interface Subscriber {
   companyId: string;
   payload: WebhookRun;
 }
 
 /** A company with one vehicle (home yard), one real run and a subscription to every run event. */
-async function seed(pool: Pool, receiverUrl: string, index: number): Promise<Subscriber> {
+export async function seedSubscriber(pool: Pool, receiverUrl: string, index: number): Promise<Subscriber> {
   return withTransaction(pool, async (tx) => {
     const company = await tx.query<{ id: string }>(
       `INSERT INTO companies (name, external_ids) VALUES ($1, jsonb_build_object('shopmonkey', $2::text)) RETURNING id`,
@@ -143,7 +143,7 @@ function rawLoop(receiverUrl: string, payload: WebhookRun, count: number): Promi
  * One transaction of `size` outbox events, spread round-robin over the subscribers (one delivery
  * lane each), then the relay request a committed run change makes.
  */
-async function writeEventBatch(
+export async function writeEventBatch(
   pool: Pool,
   queues: Queues,
   subscribers: readonly Subscriber[],
@@ -264,7 +264,7 @@ export async function benchWebhooks(args: string[]): Promise<Record<string, unkn
     );
     services.push(receiver);
     const subscribers: Subscriber[] = [];
-    for (let i = 1; i <= subscriptionCount; i++) subscribers.push(await seed(pool, receiver.url, i));
+    for (let i = 1; i <= subscriptionCount; i++) subscribers.push(await seedSubscriber(pool, receiver.url, i));
 
     // 1. The ceiling: the plain signed-POST loop.
     console.log(`sending ${count.toLocaleString()} signed POSTs from a plain loop…`);

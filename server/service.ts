@@ -3,7 +3,7 @@
  * in order, on shutdown. It sits above src/ and workers/ because it wires both. Used by the
  * `main` entry point and by the demo.
  *   start   the API and every worker in one process
- *   api     the API only
+ *   api     the API only (API_ROLE: all of it, only provider pushes, or all but pushes)
  *   worker  the named queues' workers (all when none is named) plus /healthz, /readyz, /metrics
  */
 import Fastify from 'fastify';
@@ -66,10 +66,13 @@ export async function startService(
   }
 
   if (mode === 'api' || mode === 'start') {
-    // Before listening, so no request waits for the places' parse (about half a second, docs/places.md).
-    const placesStartedMs = performance.now();
-    const places = loadPlaces();
-    log.info({ places: places.size, ms: Math.round(performance.now() - placesStartedMs) }, 'places loaded');
+    // Before listening, so no request waits for the places' parse (about half a second, docs/places.md);
+    // an ingest-role process serves nothing that names places and keeps its 10 MiB free.
+    if (config.apiRole !== 'ingest') {
+      const placesStartedMs = performance.now();
+      const places = loadPlaces();
+      log.info({ places: places.size, ms: Math.round(performance.now() - placesStartedMs) }, 'places loaded');
+    }
     const producerRedis = createRedis(config, 'producer', log);
     const apiQueues = new Queues(producerRedis, config.redisPrefix);
     closers.unshift(

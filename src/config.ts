@@ -191,6 +191,10 @@ function trustProxy(env: Env): boolean | number | string[] {
   return proxies;
 }
 
+/** `ingest`: provider pushes only; `read`: everything else; `all`: both (API_ROLE). */
+const apiRoles = ['all', 'ingest', 'read'] as const;
+export type ApiRole = (typeof apiRoles)[number];
+
 const port = integer('PORT', 3000, 0, 65535, 'HTTP port of the API (and of the ops endpoints of a worker process).');
 
 /** Every setting of the service, in README order. */
@@ -297,6 +301,18 @@ const settings = {
     default: '0.0.0.0',
     description: 'Interface the HTTP server binds to.',
     read: (env: Env): string => read(env, 'HOST') ?? '0.0.0.0',
+  },
+  apiRole: {
+    name: 'API_ROLE',
+    default: 'all',
+    description:
+      'What an API process (`npm run api`, `npm start`) serves: `all`; `ingest`, only provider pushes (`/ingest/v1`) and `/healthz`, `/readyz`, `/metrics`; `read`, everything but provider pushes (they answer 404). With `ingest` and `read` processes behind one load balancer, pushes never share an event loop with reads (docs/scaling.md "Process roles").',
+    read: (env: Env): ApiRole => {
+      const role = read(env, 'API_ROLE') ?? 'all';
+      if (!(apiRoles as readonly string[]).includes(role))
+        throw new ConfigError('API_ROLE', `must be one of ${apiRoles.join(', ')} (got "${role}")`);
+      return role as ApiRole;
+    },
   },
   adminToken: {
     name: 'ADMIN_TOKEN',

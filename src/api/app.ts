@@ -123,7 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  await registerOpenApi(app, { operatorApi: Boolean(deps.config.adminToken) });
+  // API_ROLE (docs/scaling.md "Process roles"): an ingest process keeps only the push routes and
+  // the probes, so its event loop and memory hold nothing of the read side; a read process leaves
+  // the push routes unregistered, and a push to it answers the usual 404 envelope.
+  const role = deps.config.apiRole;
+  if (role !== 'ingest') await registerOpenApi(app, { operatorApi: Boolean(deps.config.adminToken) });
 
   await app.register(opsRoutes, {
     pool: deps.pool,
@@ -134,6 +138,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.readiness ? { readiness: deps.readiness } : {}),
   });
 
+  // Pushes and the operator API's connection routes share it: a changed secret reaches both.
+  const connections = new ConnectionCache(deps.pool, deps.config.secretsKey);
+  if (role !== 'ingest') await registerReadSurface(app, deps, { now, cpuPool, connections });
+  if (role !== 'read') {
+    await app.register(ingestRoutes, {
+      prefix: '/ingest/v1',
+      pool: deps.pool,
+      queues: deps.queues,
+      connections,
+      metrics: deps.metrics,
+      log: deps.log,
+      bodyLimitBytes: deps.config.ingestBodyLimitBytes,
+      redis: deps.redis,
+      redisPrefix: deps.config.redisPrefix,
+      rateLimitPerMinute: deps.config.ingestRateLimitPerMinute,
+    });
+  }
+
+  return app;
+}
+
+/**
+ * Everything but the provider pushes: the public API under /api/v1 and /v1, the console and the
+ * operator API, with what they share (key cache, rate limiter, request log, read routing).
+ */
+async function registerReadSurface(
+  app: FastifyInstance,
+  deps: AppDeps,
+  shared: { now: () => Date; cpuPool: CpuPool; connections: ConnectionCache },
+): Promise<void> {
+  const { now, cpuPool, connections } = shared;
   const subscriber = deps.redis.duplicate();
   subscriber.on('error', () => {});
   const keyCache = new ApiKeyCache(subscriber, `${deps.config.redisPrefix}:api-key-revoked`, deps.log);
@@ -229,20 +264,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
-  const connections = new ConnectionCache(deps.pool, deps.config.secretsKey);
-  await app.register(ingestRoutes, {
-    prefix: '/ingest/v1',
-    pool: deps.pool,
-    queues: deps.queues,
-    connections,
-    metrics: deps.metrics,
-    log: deps.log,
-    bodyLimitBytes: deps.config.ingestBodyLimitBytes,
-    redis: deps.redis,
-    redisPrefix: deps.config.redisPrefix,
-    rateLimitPerMinute: deps.config.ingestRateLimitPerMinute,
-  });
-
   // The developer console (docs/console.md): its own sessions, CSP and error pages, in its own scope.
   await app.register(consolePlugin, {
     config: deps.config,
@@ -281,6 +302,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
     await app.register(queueBoardRoutes, { queues: deps.queues, adminToken });
   }
-
-  return app;
 }

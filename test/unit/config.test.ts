@@ -30,6 +30,7 @@ describe('config', () => {
       databaseIdleInTransactionTimeoutMs: 60_000,
       scheduleCheckIntervalMs: 10_000,
       healthSweepConcurrentPages: 2,
+      apiRole: 'all',
       secretsKeyGenerated: false,
     });
     expect(config.secretsKey).toEqual(Buffer.from(key, 'hex'));
@@ -47,6 +48,9 @@ describe('config', () => {
     );
     expect(errorOf({ ADMIN_TOKEN: 'short' })).toMatch(/ADMIN_TOKEN must be at least 16 characters/);
     expect(errorOf({ LOG_LEVEL: 'loud' })).toMatch(/^Invalid configuration: LOG_LEVEL/);
+    expect(errorOf({ API_ROLE: 'write' })).toBe(
+      'Invalid configuration: API_ROLE must be one of all, ingest, read (got "write")',
+    );
     expect(errorOf({ SECRETS_KEY: 'too-short' })).toMatch(/^Invalid configuration: SECRETS_KEY must be 32 bytes/);
     expect(errorOf({ SECRETS_KEY: '', NODE_ENV: 'production' })).toBe(
       'Invalid configuration: SECRETS_KEY is required when NODE_ENV=production',
