@@ -111,13 +111,12 @@ describe('a lane turn', () => {
       active += 1;
       mostActive = Math.max(mostActive, active);
       req.resume();
-      // Long enough that a sender on a loaded machine still has its widest lane in flight at once.
       req.on('end', () =>
         setTimeout(() => {
           active -= 1;
           served += 1;
           res.writeHead(204).end();
-        }, 150),
+        }, 40),
       );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
