@@ -5,6 +5,7 @@
  * Node process and of its Postgres backends (/proc: unlike wall time, it barely moves when other
  * processes share the cores) and, for the sequential pass, the wall time of each statement.
  */
+import { Writable } from 'node:stream';
 import { adapters } from '../providers/index.js';
 import { insertInboxRow } from '../src/db/inbox.js';
 import { createPool, type Pool, type PoolClient } from '../src/db/pool.js';
@@ -18,18 +19,23 @@ type StatementTimes = Map<string, { calls: number; ms: number }>;
 /** Times every statement of the client by its prepared name (or its first words). */
 function timeStatements(client: PoolClient, times: StatementTimes): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
-  const timed = async (config: unknown, values?: unknown) => {
+  const record = (name: string, started: bigint) => {
+    const entry = times.get(name) ?? { calls: 0, ms: 0 };
+    entry.calls++;
+    entry.ms += Number(process.hrtime.bigint() - started) / 1e6;
+    times.set(name, entry);
+  };
+  const timed = (config: unknown, values?: unknown) => {
     const name =
       typeof config === 'string' ? config.slice(0, 30) : ((config as { name?: string }).name ?? 'unnamed statement');
     const started = process.hrtime.bigint();
-    try {
-      return await query(config, values);
-    } finally {
-      const entry = times.get(name) ?? { calls: 0, ms: 0 };
-      entry.calls++;
-      entry.ms += Number(process.hrtime.bigint() - started) / 1e6;
-      times.set(name, entry);
+    // A COPY stream (pg-copy-streams) is handed back as is: the caller pipes into it.
+    if (config instanceof Writable) {
+      const stream = query(config) as unknown as Writable;
+      stream.once('close', () => record('COPY readings', started));
+      return stream;
     }
+    return query(config, values).finally(() => record(name, started));
   };
   client.query = timed as typeof client.query;
 }

@@ -10,7 +10,7 @@
  */
 import type { ProviderAdapter } from '../../providers/types.js';
 import { upsertReadingRollups } from '../db/history-rollups.js';
-import { insertReadings } from '../db/readings.js';
+import { copyNewReadings, insertReadings, rollupTermsOfNewReadings } from '../db/readings.js';
 import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } from '../db/inbox.js';
 import { insertOwedEvaluations } from '../db/owed-evaluations.js';
 import type { PoolClient } from '../db/pool.js';
@@ -126,8 +126,11 @@ export async function processInboxRows(
 
   const plan = mergePlans(plans);
   // Readings lock no vehicle row, so concurrent batches insert them in parallel; then the lock
-  // order (db/vehicle-state.ts): the vehicle rows, before any of their state.
-  const stored = await insertReadings(tx, plan.readings);
+  // order (db/vehicle-state.ts): the vehicle rows, before any of their state. A batch of new
+  // samples is copied; a replay, or a COPY that fails for any other reason, takes the INSERT path.
+  const stored = (await copyNewReadings(tx, plan.readings))
+    ? await rollupTermsOfNewReadings(tx, plan.readings)
+    : await insertReadings(tx, plan.readings);
   await lockVehiclesForState(
     tx,
     plan.vehicles.map((v) => v.vehicleId),
