@@ -29,10 +29,17 @@ function timeStatements(client: PoolClient, times: StatementTimes): void {
     const name =
       typeof config === 'string' ? config.slice(0, 30) : ((config as { name?: string }).name ?? 'unnamed statement');
     const started = process.hrtime.bigint();
-    // A COPY stream (pg-copy-streams) is handed back as is: the caller pipes into it.
+    // A COPY stream (pg-copy-streams) is handed back as is: the caller writes into it. It settles
+    // on 'finish' or, when the COPY fails, on 'error'.
     if (config instanceof Writable) {
       const stream = query(config) as unknown as Writable;
-      stream.once('close', () => record('COPY readings', started));
+      let settled = false;
+      const settle = () => {
+        if (!settled) record('COPY readings', started);
+        settled = true;
+      };
+      stream.once('finish', settle);
+      stream.on('error', settle);
       return stream;
     }
     return query(config, values).finally(() => record(name, started));

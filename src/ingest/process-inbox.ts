@@ -10,7 +10,7 @@
  */
 import type { ProviderAdapter } from '../../providers/types.js';
 import { upsertReadingRollups } from '../db/history-rollups.js';
-import { copyNewReadings, insertReadings, rollupTermsOfNewReadings } from '../db/readings.js';
+import { copyNewReadings, insertReadings } from '../db/readings.js';
 import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } from '../db/inbox.js';
 import { insertOwedEvaluations } from '../db/owed-evaluations.js';
 import type { PoolClient } from '../db/pool.js';
@@ -129,13 +129,13 @@ export async function processInboxRows(
   // order (db/vehicle-state.ts): the vehicle rows, before any of their state. A batch of new
   // samples is copied; a replay, or a COPY that fails for any other reason, takes the INSERT path.
   const stored = (await copyNewReadings(tx, plan.readings))
-    ? await rollupTermsOfNewReadings(tx, plan.readings)
-    : await insertReadings(tx, plan.readings);
+    ? plan.readings
+    : (await insertReadings(tx, plan.readings)).rolled;
   await lockVehiclesForState(
     tx,
     plan.vehicles.map((v) => v.vehicleId),
   );
-  await upsertReadingRollups(tx, stored.rollupJson);
+  await upsertReadingRollups(tx, stored);
   const changes = await upsertLatestSignals(tx, plan.latest);
   await applyVehicleState(tx, changes, new Map(plan.vehicles.map((v) => [v.vehicleId, v])));
   const vehiclesWithNewEvents = await insertVehicleEvents(tx, plan.events);
