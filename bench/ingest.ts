@@ -4,8 +4,8 @@
  *   latest vehicle state, with the API and the worker as separate processes;
  * - the ceiling: the same reading rows COPYed (10k-row batches) into an identical bare table.
  * Prints readings/s for both and their ratio, push-to-visible latency p50/p99, and the memory of
- * each process as the volume grows, flat or grew by a stated rule. Target (issue 12): end-to-end
- * ≥ 0.35 × COPY, memory flat. Options: `--readings N`, `--apis N` and `--workers M` (several
+ * each process as the volume grows, flat or grew by a stated rule. Targets: end-to-end ≥ 0.45 ×
+ * COPY (issue 20), memory flat (issue 12). Options: `--readings N`, `--apis N` and `--workers M` (several
  * processes), `--health` (a health worker process too), `--worker-heap-mb N` (workers' old space cap).
  */
 import { pipeline } from 'node:stream/promises';
@@ -36,6 +36,8 @@ const vehicleCount = 1000;
 const readingsPerPush = 100;
 export const pushConcurrency = 8;
 const copyBatchRows = 10_000;
+/** End to end against COPY of the same rows (issue 20). */
+const ratioTarget = 0.45;
 
 export interface Batch {
   body: string;
@@ -310,7 +312,9 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         },
       ],
     );
-    console.log(`ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ 0.35: ${ratio >= 0.35 ? 'met' : 'missed'})`);
+    console.log(
+      `ratio end-to-end / COPY: ${ratio.toFixed(3)} (target ≥ ${ratioTarget}: ${ratio >= ratioTarget ? 'met' : 'missed'})`,
+    );
     console.log(`all pushes accepted in ${pushSeconds.toFixed(1)} s (the worker then drains the backlog)`);
     console.log(
       `push-to-visible latency at 50 % of max rate: p50 ${percentile(unloaded.latencies, 50)} ms, p99 ${percentile(unloaded.latencies, 99)} ms`,
@@ -336,7 +340,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       );
     const verdicts = memoryVerdicts(processes);
     printTable(
-      `Resident memory (MiB) per process at shares of its volume (API: pushes accepted; workers: pushes processed), and at the end${withHealth ? ' (health stage done)' : ''}; flat when every later point ≤ ${flatFactor} × the RSS at 10 %`,
+      `Resident memory (MiB) per process at shares of its volume (API: pushes accepted; workers: pushes processed), and at the end${withHealth ? ' (health stage done)' : ''}; flat when every later point ≤ ${flatFactor} × the RSS at 10 % (target: flat)`,
       verdicts.map((v) => ({
         process: v.process,
         ...Object.fromEntries(
@@ -366,7 +370,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
       },
       memory: { checkpoints: [...memoryCheckpoints, 'end'], flatFactor, byProcess: verdicts },
-      target: ratio >= 0.35 ? 'met' : 'missed',
+      target: ratio >= ratioTarget ? 'met' : 'missed',
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
