@@ -110,13 +110,34 @@ const memoryCheckpoints = [0.1, 0.25, 0.5, 0.75, 1];
 interface ProcessMemory {
   name: string;
   pid: number;
+  url: string;
   kind: 'api' | 'worker';
   /** RSS at each checkpoint reached, then at the end of the run. */
   rssMiB: number[];
+  /**
+   * V8's heap at the same points (its /metrics): `used` holds live objects and garbage not yet
+   * collected, `total` what V8 has reserved for the heap. RSS that follows `total` while `used`
+   * keeps no trend is V8 sizing its heap, not data kept.
+   */
+  heap: Array<Promise<{ usedMiB: number; totalMiB: number } | null>>;
 }
+
+const heapMetric = (text: string, name: string) =>
+  Math.round(Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20);
 
 function readMemory(process: ProcessMemory): void {
   process.rssMiB.push(memoryOf(process.pid).rssMiB);
+  process.heap.push(
+    fetch(`${process.url}/metrics`)
+      .then((response) => response.text())
+      .then(
+        (text) => ({
+          usedMiB: heapMetric(text, 'nodejs_heap_size_used_bytes'),
+          totalMiB: heapMetric(text, 'nodejs_heap_size_total_bytes'),
+        }),
+        () => null,
+      ),
+  );
 }
 
 /** Per process: flat or grew (every later point against the first, at 10 % of its volume), and its peak. */
@@ -195,18 +216,29 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
       : [];
     services.push(...healthWorkers);
     const processes: ProcessMemory[] = [
-      ...apis.map((s, i) => ({ name: `api ${i + 1}`, pid: s.process.pid!, kind: 'api' as const, rssMiB: [] })),
+      ...apis.map((s, i) => ({
+        name: `api ${i + 1}`,
+        pid: s.process.pid!,
+        url: s.url,
+        kind: 'api' as const,
+        rssMiB: [],
+        heap: [],
+      })),
       ...workers.map((s, i) => ({
         name: `ingest worker ${i + 1}`,
         pid: s.process.pid!,
+        url: s.url,
         kind: 'worker' as const,
         rssMiB: [],
+        heap: [],
       })),
       ...healthWorkers.map((s) => ({
         name: 'health worker',
         pid: s.process.pid!,
+        url: s.url,
         kind: 'worker' as const,
         rssMiB: [],
+        heap: [],
       })),
     ];
     const readCheckpoints = (kind: ProcessMemory['kind'], share: number, reached: number) => {
@@ -350,6 +382,19 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         verdict: v.verdict,
       })),
     );
+    const heaps = await Promise.all(processes.map(async (p) => ({ process: p.name, heap: await Promise.all(p.heap) })));
+    printTable(
+      'V8 heap (MiB) at the same points, used / total: RSS that follows the total while the used part keeps no trend is V8 sizing its heap',
+      heaps.map(({ process, heap }) => ({
+        process,
+        ...Object.fromEntries(
+          [...memoryCheckpoints.map((c) => `${c * 100} %`), 'end'].map((point, i) => {
+            const at = heap[i];
+            return [point, at ? `${at.usedMiB} / ${at.totalMiB}` : ''];
+          }),
+        ),
+      })),
+    );
     return {
       processes: {
         apis: apiCount,
@@ -369,7 +414,7 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
         atHalfRate: { p50: percentile(unloaded.latencies, 50), p99: percentile(unloaded.latencies, 99) },
         saturated: { p50: percentile(saturated.latencies, 50), p99: percentile(saturated.latencies, 99) },
       },
-      memory: { checkpoints: [...memoryCheckpoints, 'end'], flatFactor, byProcess: verdicts },
+      memory: { checkpoints: [...memoryCheckpoints, 'end'], flatFactor, byProcess: verdicts, heaps },
       target: ratio >= ratioTarget ? 'met' : 'missed',
     };
   } finally {

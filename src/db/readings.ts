@@ -29,7 +29,7 @@ function readingsJson(rows: readonly ReadingRow[]): string {
     rows.map((r) => ({
       v: r.vehicleId,
       s: r.signal,
-      t: r.recordedAt,
+      t: r.recordedAt.toISOString(), // a Date's toJSON takes JSON.stringify off its fast path
       n: r.valueNum,
       j: r.valueJson ?? null,
       o: r.source,
