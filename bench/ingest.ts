@@ -122,8 +122,9 @@ interface ProcessMemory {
   heap: Array<Promise<{ usedMiB: number; totalMiB: number } | null>>;
 }
 
+/** A gauge of the process's /metrics in MiB (every metric there carries the process label). */
 const heapMetric = (text: string, name: string) =>
-  Math.round(Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20);
+  Math.round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20);
 
 function readMemory(process: ProcessMemory): void {
   process.rssMiB.push(memoryOf(process.pid).rssMiB);
