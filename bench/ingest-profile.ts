@@ -5,6 +5,7 @@
  * Node process and of its Postgres backends (/proc: unlike wall time, it barely moves when other
  * processes share the cores) and, for the sequential pass, the wall time of each statement.
  */
+import { Writable } from 'node:stream';
 import { adapters } from '../providers/index.js';
 import { insertInboxRow } from '../src/db/inbox.js';
 import { createPool, type Pool, type PoolClient } from '../src/db/pool.js';
@@ -13,23 +14,53 @@ import { batchRows } from '../src/ingest/process-inbox.js';
 import { benchFleet, generateBatches, seed } from './ingest.js';
 import { benchLog, freshDatabase, printTable, startCpuMeter } from './support.js';
 
-type StatementTimes = Map<string, { calls: number; ms: number }>;
+/** The statements that write a vehicle's state (latest samples and read model) once it is locked. */
+const stateWrites = ['upsert-latest-signals', 'apply-vehicle-state'];
+/** The worker's CPU per sample four jobs at once before issue 20 (docs/performance.md, 2026-11-24, quiet machine). */
+const workerCpuBeforeUs = 8.0;
 
-/** Times every statement of the client by its prepared name (or its first words). */
+type StatementTimes = Map<string, { calls: number; ms: number; rows: number }>;
+
+/** Times every statement of the client by its prepared name (or its first words), and counts the rows it wrote or returned. */
 function timeStatements(client: PoolClient, times: StatementTimes): void {
-  const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
-  const timed = async (config: unknown, values?: unknown) => {
+  const query = client.query.bind(client) as (
+    config: unknown,
+    values?: unknown,
+  ) => Promise<{ rowCount?: number | null }>;
+  const record = (name: string, started: bigint, rows = 0) => {
+    const entry = times.get(name) ?? { calls: 0, ms: 0, rows: 0 };
+    entry.calls++;
+    entry.ms += Number(process.hrtime.bigint() - started) / 1e6;
+    entry.rows += rows;
+    times.set(name, entry);
+  };
+  const timed = (config: unknown, values?: unknown) => {
     const name =
       typeof config === 'string' ? config.slice(0, 30) : ((config as { name?: string }).name ?? 'unnamed statement');
     const started = process.hrtime.bigint();
-    try {
-      return await query(config, values);
-    } finally {
-      const entry = times.get(name) ?? { calls: 0, ms: 0 };
-      entry.calls++;
-      entry.ms += Number(process.hrtime.bigint() - started) / 1e6;
-      times.set(name, entry);
+    // A COPY stream (pg-copy-streams) is handed back as is: the caller writes into it. It settles
+    // on 'finish' or, when the COPY fails, on 'error'.
+    if (config instanceof Writable) {
+      const stream = query(config) as unknown as Writable;
+      let settled = false;
+      const settle = () => {
+        if (!settled) record('COPY readings', started);
+        settled = true;
+      };
+      stream.once('finish', settle);
+      stream.on('error', settle);
+      return stream;
     }
+    return query(config, values).then(
+      (result) => {
+        record(name, started, result.rowCount ?? 0);
+        return result;
+      },
+      (error: unknown) => {
+        record(name, started);
+        throw error;
+      },
+    );
   };
   client.query = timed as typeof client.query;
 }
@@ -109,7 +140,40 @@ export async function benchIngestProfile(args: string[]): Promise<Record<string,
       'ms/call': (ms / calls).toFixed(1),
     }));
   printTable('Statements of the sequential pass (wall time, Postgres and the round trip)', statements);
+
+  // Issue 20's targets for the ingest job, each beside its figure.
+  const rows = (name: string) => sequential.times.get(name)?.rows ?? 0;
+  const rollupShare =
+    (sequential.times.get('upsert-reading-rollups')?.ms ?? 0) / 1000 / ((sequential.wallUs * sequential.samples) / 1e6);
+  const stateWritesPerVehicle =
+    stateWrites.reduce((sum, name) => sum + rows(name), 0) / rows('lock-vehicles-for-state');
+  const workerCpuUs = passes[1]!.nodeUs;
+  const targets = [
+    {
+      figure: 'history rollups, share of the job (sequential wall)',
+      value: `${(rollupShare * 100).toFixed(1)} %`,
+      target: '< 10 %',
+      verdict: rollupShare < 0.1 ? 'met' : 'missed',
+    },
+    {
+      figure: 'vehicle state rows written per vehicle and batch',
+      value: stateWritesPerVehicle.toFixed(2),
+      target: '1',
+      verdict: stateWritesPerVehicle <= 1 ? 'met' : 'missed',
+    },
+    {
+      figure: `worker CPU per sample, ${passes[1]!.concurrency} jobs at once`,
+      value: `${workerCpuUs.toFixed(2)} µs`,
+      target: `≤ ${(workerCpuBeforeUs / 2).toFixed(1)} µs (half of ${workerCpuBeforeUs} on 2026-11-24)`,
+      verdict: workerCpuUs <= workerCpuBeforeUs / 2 ? 'met' : 'missed',
+    },
+  ];
+  printTable(
+    "Targets (issue 20); CPU figures rise with the machine's load, so compare runs taken in the same minutes",
+    targets,
+  );
   return {
+    targets,
     batchRows,
     passes: passes.map(({ times, ...figures }) => ({ ...figures, statements: Object.fromEntries(times) })),
   };

@@ -13,18 +13,147 @@
  * the batch's vehicle rows are locked.
  */
 import type { Queryable } from './pool.js';
+import type { ReadingRow } from './readings.js';
 
 /** A speed sample counts as moving at 8 km/h or more (5 mph, Samsara's trip threshold). */
 export const movingKph = 8;
 /** Highway speed: 88 km/h (55 mph) or more. */
 export const highwayKph = 88;
 
+/** The signals the rollups read. */
+export const rolledSignals: ReadonlySet<string> = new Set([
+  'odometer_km',
+  'gps_odometer_km',
+  'speed_kph',
+  'engine_state',
+]);
+
+interface OdometerTerm {
+  v: string;
+  day: string;
+  s: string;
+  o: string;
+  first_at: Date;
+  first_km: number;
+  last_at: Date;
+  last_km: number;
+  min_km: number;
+  max_km: number;
+  readings: number;
+}
+
+interface SpeedTerm {
+  v: string;
+  day: string;
+  speed_samples: number;
+  moving_samples: number;
+  highway_samples: number;
+  moving_kph_sum: number;
+}
+
 /**
- * Adds a batch's share (insertReadings' rollupJson: odometer, speed and trips already aggregated
- * per vehicle and day) to both rollups, in key order.
+ * A batch's share of both rollups, summed in the worker: odometer first/last/low/high per vehicle,
+ * UTC day, signal and source; speed samples per vehicle and day; trips started per vehicle and
+ * day. A trip starts at an engine state of on or idle whose previous engine state is off or
+ * absent: the previous one in the batch, or for a vehicle's first in the batch the vehicle's latest
+ * state before the batch, which only the database knows (`first_trips`: counted by
+ * upsertReadingRollups when that state is off, absent, or older than the reading).
  */
-export async function upsertReadingRollups(q: Queryable, rollupJson: string | null): Promise<void> {
-  if (rollupJson === null) return;
+export function rollupTerms(stored: readonly ReadingRow[]) {
+  const odometer = new Map<string, OdometerTerm>();
+  const speed = new Map<string, SpeedTerm>();
+  const engine = new Map<string, ReadingRow[]>();
+  for (const r of stored) {
+    const n = r.valueNum;
+    if (r.signal === 'speed_kph') {
+      if (n === null || !(n >= 0)) continue;
+      const day = utcDay(r.recordedAt);
+      const key = `${r.vehicleId}/${day}`;
+      let term = speed.get(key);
+      if (!term) {
+        term = { v: r.vehicleId, day, speed_samples: 0, moving_samples: 0, highway_samples: 0, moving_kph_sum: 0 };
+        speed.set(key, term);
+      }
+      term.speed_samples++;
+      if (n >= movingKph) {
+        term.moving_samples++;
+        term.moving_kph_sum += n;
+      }
+      if (n >= highwayKph) term.highway_samples++;
+    } else if (r.signal === 'engine_state') {
+      const list = engine.get(r.vehicleId);
+      if (list) list.push(r);
+      else engine.set(r.vehicleId, [r]);
+    } else if (r.signal === 'odometer_km' || r.signal === 'gps_odometer_km') {
+      if (n === null) continue;
+      const t = r.recordedAt;
+      const day = utcDay(t);
+      const key = `${r.vehicleId}/${day}/${r.signal}/${r.source}`;
+      const term = odometer.get(key);
+      if (!term) {
+        odometer.set(key, {
+          v: r.vehicleId,
+          day,
+          s: r.signal,
+          o: r.source,
+          first_at: t,
+          first_km: n,
+          last_at: t,
+          last_km: n,
+          min_km: n,
+          max_km: n,
+          readings: 1,
+        });
+        continue;
+      }
+      if (t < term.first_at) [term.first_at, term.first_km] = [t, n];
+      if (t > term.last_at) [term.last_at, term.last_km] = [t, n];
+      if (n < term.min_km) term.min_km = n;
+      if (n > term.max_km) term.max_km = n;
+      term.readings++;
+    }
+  }
+  const trips = new Map<string, { v: string; day: string; trips: number }>();
+  const firstTrips: Array<{ v: string; day: string; t: Date }> = [];
+  for (const [vehicleId, states] of engine) {
+    states.sort((a, b) => a.recordedAt.getTime() - b.recordedAt.getTime());
+    states.forEach((r, i) => {
+      if (r.valueJson !== 'on' && r.valueJson !== 'idle') return;
+      const day = utcDay(r.recordedAt);
+      if (i === 0) {
+        firstTrips.push({ v: vehicleId, day, t: r.recordedAt });
+        return;
+      }
+      if (states[i - 1]!.valueJson !== 'off') return;
+      const key = `${vehicleId}/${day}`;
+      const term = trips.get(key) ?? { v: vehicleId, day, trips: 0 };
+      term.trips++;
+      trips.set(key, term);
+    });
+  }
+  if (odometer.size + speed.size + trips.size + firstTrips.length === 0) return null;
+  return {
+    odometer: [...odometer.values()],
+    speed: [...speed.values()],
+    trips: [...trips.values()],
+    first_trips: firstTrips,
+  };
+}
+
+function utcDay(t: Date): string {
+  return t.toISOString().slice(0, 10);
+}
+
+/**
+ * Adds the share of `stored` (readings the batch stored, of the rolled-up signals) to both
+ * rollups, in key order. Run before the batch's latest state is written: a vehicle's first engine
+ * state in the batch is compared with the latest state before it (vehicle_signals: one key lookup,
+ * where the readings table would need one per partition; a batch older than the latest state
+ * counts no trip for its first reading).
+ */
+export async function upsertReadingRollups(q: Queryable, stored: readonly ReadingRow[]): Promise<void> {
+  const terms = rollupTerms(stored);
+  if (terms === null) return;
   await q.query({
     name: 'upsert-reading-rollups',
     text: `WITH doc AS (SELECT $1::json AS d),
@@ -49,6 +178,10 @@ export async function upsertReadingRollups(q: Queryable, rollupJson: string | nu
                AS x(v uuid, day date, speed_samples int, moving_samples int, highway_samples int, moving_kph_sum float8)
              UNION ALL
              SELECT x.v, x.day, 0, 0, 0, 0, x.trips FROM doc, json_to_recordset(doc.d -> 'trips') AS x(v uuid, day date, trips int)
+             UNION ALL
+             SELECT x.v, x.day, 0, 0, 0, 0, 1 FROM doc, json_to_recordset(doc.d -> 'first_trips') AS x(v uuid, day date, t timestamptz)
+             WHERE coalesce((SELECT CASE WHEN l.recorded_at < x.t THEN l.value #>> '{}' ELSE 'unknown' END FROM vehicle_signals l
+                             WHERE l.vehicle_id = x.v AND l.signal = 'engine_state'), 'off') = 'off'
            )
            INSERT INTO driving_daily AS d (vehicle_id, day, speed_samples, moving_samples, highway_samples, moving_kph_sum, trips)
            SELECT v, day, sum(speed_samples), sum(moving_samples), sum(highway_samples), sum(moving_kph_sum), sum(trips)
@@ -59,6 +192,6 @@ export async function upsertReadingRollups(q: Queryable, rollupJson: string | nu
              highway_samples = d.highway_samples + excluded.highway_samples,
              moving_kph_sum = d.moving_kph_sum + excluded.moving_kph_sum,
              trips = d.trips + excluded.trips`,
-    values: [rollupJson],
+    values: [JSON.stringify(terms)],
   });
 }

@@ -1,5 +1,6 @@
-import { highwayKph, movingKph } from './history-rollups.js';
-import type { Queryable } from './pool.js';
+import copyStreams from 'pg-copy-streams';
+import { rolledSignals } from './history-rollups.js';
+import type { PoolClient, Queryable } from './pool.js';
 
 export interface ReadingRow {
   vehicleId: string;
@@ -12,92 +13,139 @@ export interface ReadingRow {
   withoutCascade?: boolean;
 }
 
-/** What a batch stored: the count, and what the history rollups gain from it. */
+/** What insertReadings stored. */
 export interface StoredReadings {
   count: number;
   /**
-   * The history rollups' share of the newly stored readings, already aggregated per vehicle and
-   * day (db/history-rollups.ts), as JSON handed unparsed to upsertReadingRollups; null when the
-   * batch stored none of the rolled-up signals. Only stored rows count, so a repeated sample adds
-   * nothing to a rollup.
+   * The stored readings of the signals the history rollups read (db/history-rollups.ts
+   * `rolledSignals`): what upsertReadingRollups adds up. A repeated sample is not among them, so
+   * it adds nothing.
    */
-  rollupJson: string | null;
+  rolled: ReadingRow[];
+}
+
+function readingsJson(rows: readonly ReadingRow[]): string {
+  return JSON.stringify(
+    rows.map((r) => ({
+      v: r.vehicleId,
+      s: r.signal,
+      t: r.recordedAt.toISOString(), // a Date's toJSON takes JSON.stringify off its fast path
+      n: r.valueNum,
+      j: r.valueJson ?? null,
+      o: r.source,
+      ...(r.withoutCascade ? { c: true } : {}),
+    })),
+  );
 }
 
 /**
  * Inserts a batch in one statement; a sample already stored (same vehicle, signal, time) is
  * skipped. The batch travels as one JSON document: serializing it is native in V8, where pg's
- * array literals escape every element in JavaScript (a sixth of the ingest worker's CPU).
- *
- * The same statement sums what it stored into the rollups' terms (the rollup rows themselves are
- * written after the vehicle rows are locked): odometer first/last/low/high per vehicle, day,
- * signal and source; speed samples per vehicle and day; trips started per vehicle and day. A trip
- * starts at an engine state of on or idle whose previous engine state is off or absent: the
- * previous stored one in the batch, or for a vehicle's first in the batch the vehicle's latest
- * state before the batch (vehicle_signals: one key lookup, where the readings table would need
- * one per partition; a batch older than the latest state counts no trip for its first reading).
+ * array literals escape every element in JavaScript. The stored rows of the rolled-up signals
+ * come back as one JSON document too, for the history rollups.
  */
 export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]): Promise<StoredReadings> {
-  if (rows.length === 0) return { count: 0, rollupJson: null };
-  const result = await q.query<StoredReadings>({
+  if (rows.length === 0) return { count: 0, rolled: [] };
+  const result = await q.query<{ count: number; rolled: string | null }>({
     name: 'insert-readings',
     text: `WITH stored AS (
              INSERT INTO readings (vehicle_id, signal, recorded_at, value_num, value_json, source, without_cascade)
              SELECT v, s, t, n, j, o, c FROM json_to_recordset($1::json) AS r(v uuid, s text, t timestamptz, n float8, j jsonb, o text, c boolean)
              ON CONFLICT DO NOTHING
              RETURNING vehicle_id AS v, signal AS s, recorded_at AS t, value_num AS n, value_json AS j, source AS o
-           ),
-           rolled AS (
-             SELECT v, s, t, n, j, o, (t AT TIME ZONE 'UTC')::date AS day FROM stored
-             WHERE s IN ('odometer_km', 'gps_odometer_km', 'speed_kph', 'engine_state')
-           ),
-           odometer AS (
-             SELECT v, day, s, o, min(t) AS first_at, (array_agg(n ORDER BY t))[1] AS first_km,
-                    max(t) AS last_at, (array_agg(n ORDER BY t DESC))[1] AS last_km, min(n) AS min_km, max(n) AS max_km,
-                    count(*) AS readings
-             FROM rolled WHERE s IN ('odometer_km', 'gps_odometer_km') AND n IS NOT NULL GROUP BY v, day, s, o
-           ),
-           speed AS (
-             SELECT v, day, count(*) AS speed_samples, count(*) FILTER (WHERE n >= $2) AS moving_samples,
-                    count(*) FILTER (WHERE n >= $3) AS highway_samples,
-                    coalesce(sum(n) FILTER (WHERE n >= $2), 0) AS moving_kph_sum
-             FROM rolled WHERE s = 'speed_kph' AND n >= 0 GROUP BY v, day
-           ),
-           engine AS (
-             SELECT v, day, t, j #>> '{}' AS state, lag(j #>> '{}') OVER (PARTITION BY v ORDER BY t) AS previous,
-                    row_number() OVER (PARTITION BY v ORDER BY t) AS nth
-             FROM rolled WHERE s = 'engine_state'
-           ),
-           trips AS (
-             SELECT v, day, count(*) AS trips FROM engine e
-             WHERE state IN ('on', 'idle')
-               AND CASE WHEN nth > 1 THEN previous = 'off'
-                        ELSE coalesce((SELECT CASE WHEN l.recorded_at < e.t THEN l.value #>> '{}' ELSE 'unknown' END FROM vehicle_signals l
-                                       WHERE l.vehicle_id = e.v AND l.signal = 'engine_state'), 'off') = 'off' END
-             GROUP BY v, day
            )
            SELECT (SELECT count(*)::int FROM stored) AS count,
-                  CASE WHEN EXISTS (SELECT FROM rolled)
-                       THEN json_build_object('odometer', (SELECT coalesce(json_agg(x), '[]') FROM odometer x),
-                                              'speed', (SELECT coalesce(json_agg(x), '[]') FROM speed x),
-                                              'trips', (SELECT coalesce(json_agg(x), '[]') FROM trips x))::text END AS "rollupJson"`,
-    values: [
-      JSON.stringify(
-        rows.map((r) => ({
-          v: r.vehicleId,
-          s: r.signal,
-          t: r.recordedAt,
-          n: r.valueNum,
-          j: r.valueJson ?? null,
-          o: r.source,
-          ...(r.withoutCascade ? { c: true } : {}),
-        })),
-      ),
-      movingKph,
-      highwayKph,
-    ],
+                  (SELECT json_agg(stored)::text FROM stored WHERE s = ANY($2::text[])) AS rolled`,
+    values: [readingsJson(rows), [...rolledSignals]],
   });
-  return result.rows[0]!;
+  const { count, rolled } = result.rows[0]!;
+  if (rolled === null) return { count, rolled: [] };
+  const stored = JSON.parse(rolled) as Array<{
+    v: string;
+    s: string;
+    t: string;
+    n: number | null;
+    j: unknown;
+    o: string;
+  }>;
+  return {
+    count,
+    rolled: stored.map((r) => ({
+      vehicleId: r.v,
+      signal: r.s,
+      recordedAt: new Date(r.t),
+      valueNum: r.n,
+      valueJson: r.j,
+      source: r.o,
+    })),
+  };
+}
+
+/**
+ * Stores a batch none of whose samples is stored yet by COPY, about half the Postgres time of
+ * insertReadings' `INSERT … ON CONFLICT` per row (docs/performance.md, Ingestion). Inside a
+ * savepoint: when the COPY fails (a replayed sample hits the primary key, or a repeat inside the
+ * batch), it is rolled back and false returned, and the caller stores the batch with
+ * insertReadings, which skips the stored samples and reports its own errors.
+ *
+ * The COPY stream is ended, never destroyed: it settles on Postgres' ReadyForQuery ('finish') or
+ * its ErrorResponse ('error'), and node-postgres sends the next statement once Postgres is ready
+ * again. Destroying it, as `stream.pipeline` does on an error, sends a CopyFail for a COPY the
+ * server has already ended and leaves pg-copy-streams' destroy callback pending for good
+ * (docs/ingestion.md, "Readings by COPY").
+ */
+export async function copyNewReadings(client: PoolClient, rows: readonly ReadingRow[]): Promise<boolean> {
+  if (rows.length === 0) return true;
+  await client.query('SAVEPOINT copy_readings');
+  const copied = await new Promise<boolean>((resolve) => {
+    const stream = client.query(
+      copyStreams.from(
+        'COPY readings (vehicle_id, signal, recorded_at, value_num, value_json, source, without_cascade) FROM STDIN',
+      ),
+    );
+    stream.once('finish', () => resolve(true));
+    // Kept for the stream's life: a write still waiting for the socket to drain when the COPY
+    // failed ends in a second error once it resumes, which must not go unheard.
+    stream.on('error', () => resolve(false));
+    stream.end(copyText(rows));
+  });
+  await client.query(copied ? 'RELEASE SAVEPOINT copy_readings' : 'ROLLBACK TO SAVEPOINT copy_readings');
+  return copied;
+}
+
+/**
+ * COPY text format: tab-separated, \N for NULL, backslash, tab and line breaks escaped. The
+ * samples of one vehicle report share their time and every row its signal and source from a few
+ * names, so each time is formatted and each name escaped once (a third less CPU for the encoder).
+ */
+function copyText(rows: readonly ReadingRow[]): string {
+  const escaped = new Map<string, string>();
+  const name = (text: string) => {
+    let field = escaped.get(text);
+    if (field === undefined) escaped.set(text, (field = copyField(text)));
+    return field;
+  };
+  let timeMs = NaN;
+  let time = '';
+  let text = '';
+  for (const r of rows) {
+    if (r.recordedAt.getTime() !== timeMs) {
+      timeMs = r.recordedAt.getTime();
+      time = r.recordedAt.toISOString();
+    }
+    const num = r.valueNum !== null && Number.isFinite(r.valueNum) ? String(r.valueNum) : '\\N';
+    const json = r.valueJson === null || r.valueJson === undefined ? '\\N' : copyField(JSON.stringify(r.valueJson));
+    text += `${r.vehicleId}\t${name(r.signal)}\t${time}\t${num}\t${json}\t${name(r.source)}\t${r.withoutCascade ? 't' : '\\N'}\n`;
+  }
+  return text;
+}
+
+const copySpecial = /[\\\t\n\r]/;
+
+function copyField(text: string): string {
+  return copySpecial.test(text)
+    ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+    : text;
 }
 
 /**

@@ -118,7 +118,10 @@ export async function upsertLatestSignals(q: Queryable, latest: readonly LatestS
              WHERE excluded.recorded_at > cur.recorded_at
            RETURNING vehicle_id AS "vehicleId", signal, value_changed_at = recorded_at AS "valueChanged"`,
     values: [
-      JSON.stringify(latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt, j: s.value, o: s.source }))),
+      // Times as strings: a Date's toJSON takes V8's JSON.stringify off its fast path (a third slower).
+      JSON.stringify(
+        latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt.toISOString(), j: s.value, o: s.source })),
+      ),
       odometerSignals,
     ],
   });

@@ -10,7 +10,7 @@
  */
 import type { ProviderAdapter } from '../../providers/types.js';
 import { upsertReadingRollups } from '../db/history-rollups.js';
-import { insertReadings } from '../db/readings.js';
+import { copyNewReadings, insertReadings } from '../db/readings.js';
 import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } from '../db/inbox.js';
 import { insertOwedEvaluations } from '../db/owed-evaluations.js';
 import type { PoolClient } from '../db/pool.js';
@@ -126,13 +126,16 @@ export async function processInboxRows(
 
   const plan = mergePlans(plans);
   // Readings lock no vehicle row, so concurrent batches insert them in parallel; then the lock
-  // order (db/vehicle-state.ts): the vehicle rows, before any of their state.
-  const stored = await insertReadings(tx, plan.readings);
+  // order (db/vehicle-state.ts): the vehicle rows, before any of their state. A batch of new
+  // samples is copied; a replay, or a COPY that fails for any other reason, takes the INSERT path.
+  const stored = (await copyNewReadings(tx, plan.readings))
+    ? plan.readings
+    : (await insertReadings(tx, plan.readings)).rolled;
   await lockVehiclesForState(
     tx,
     plan.vehicles.map((v) => v.vehicleId),
   );
-  await upsertReadingRollups(tx, stored.rollupJson);
+  await upsertReadingRollups(tx, stored);
   const changes = await upsertLatestSignals(tx, plan.latest);
   await applyVehicleState(tx, changes, new Map(plan.vehicles.map((v) => [v.vehicleId, v])));
   const vehiclesWithNewEvents = await insertVehicleEvents(tx, plan.events);

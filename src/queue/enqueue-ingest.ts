@@ -3,15 +3,22 @@ import { randomUUID } from 'node:crypto';
 import type { Queues } from './queues.js';
 
 /**
- * Queues one `ingest.process` job per inbox row, deduplicated per row while its job is queued or
- * running: enqueueing a queued row again adds nothing. Not a fixed job id: BullMQ keeps finished
- * jobs for a while, and an add under the id of a kept completed or failed job would do nothing,
- * so a row that needs another pass (its job failed for good, a replay) would never run again.
+ * Queues one `ingest.process` job per inbox row, deduplicated per row while its job is queued:
+ * enqueueing a queued row again adds nothing. An add while the row's job runs is kept and runs
+ * after it: the row is committed before its job ends (the job still hands its vehicles to the
+ * health stage), so a replay or recovery in that window would otherwise be dropped and the row
+ * left pending until the next recovery sweep; the extra run finds the row done and does nothing
+ * when it was not reset. Not a fixed job id: BullMQ keeps finished jobs for a while, and an add
+ * under the id of a kept completed or failed job would do nothing, so a row that needs another pass
+ * (its job failed for good, a replay) would never run again.
  */
 export async function enqueueInboxRows(queues: Queues, inboxIds: readonly number[]): Promise<void> {
   await queues.addBulk(
     'ingest.process',
-    inboxIds.map((inboxId) => ({ payload: { inboxId }, options: { deduplicationId: `inbox-${inboxId}` } })),
+    inboxIds.map((inboxId) => ({
+      payload: { inboxId },
+      options: { deduplicationId: `inbox-${inboxId}`, keepLastIfActive: true },
+    })),
   );
 }
 

@@ -42,7 +42,7 @@ export async function updateVehicleByIntegrator(
     const stored = await insertReadings(tx, [
       { vehicleId, signal: 'odometer_km', recordedAt: now, valueNum: decision.km, valueJson: null, source: 'manual' },
     ]);
-    await upsertReadingRollups(tx, stored.rollupJson);
+    await upsertReadingRollups(tx, stored.rolled);
     // The same latest-state path as provider samples: newer wins, signals rebuilt, updated_at moves.
     const changes = await upsertLatestSignals(tx, [
       { vehicleId, signal: 'odometer_km', recordedAt: now, value: decision.km, source: 'manual' },

@@ -63,7 +63,7 @@ export async function seedDrivingDays(pool: Pool, vehicleId: string, options: Se
     }
     stored += await withTransaction(pool, async (tx) => {
       const result = await insertReadings(tx, readings);
-      await upsertReadingRollups(tx, result.rollupJson);
+      await upsertReadingRollups(tx, result.rolled);
       await insertVehicleEvents(tx, events);
       return result.count;
     });

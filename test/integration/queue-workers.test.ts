@@ -99,6 +99,33 @@ describe('re-enqueueing an inbox row', () => {
   });
 });
 
+describe('re-enqueueing an inbox row while its job runs', () => {
+  it('runs the row again after that job: the row is committed before its job ends', async () => {
+    // The window the test above could fall into under load: its drain returns at the row's commit,
+    // while the job still hands its vehicles to the health stage; a replay enqueued then must run.
+    const inboxId = 987_654;
+    const connection = createRedis(t.config, 'worker', createLogger('silent'));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const runs: number[] = [];
+    const worker = new Worker(
+      'ingest',
+      async (job: Job<{ inboxId: number }>) => {
+        runs.push(job.data.inboxId);
+        if (runs.length === 1) await held;
+      },
+      { connection, prefix: t.config.redisPrefix },
+    );
+    await enqueueInboxRows(t.queues, [inboxId]);
+    await expect.poll(() => runs.length, { timeout: 10_000 }).toBe(1);
+    await enqueueInboxRows(t.queues, [inboxId]);
+    release();
+    await expect.poll(() => runs, { timeout: 10_000 }).toEqual([inboxId, inboxId]);
+    await worker.close();
+    connection.disconnect();
+  });
+});
+
 describe('keeping job schedulers', () => {
   it('finds a scheduler Redis lost, or one left without a next job, and recreates it', async () => {
     const workers = await t.startWorkers(['health']);
