@@ -23,22 +23,30 @@ export interface ApiRequestFilter {
   apiKeyId: string | null;
 }
 
-/** Writes a batch of rows in one statement (one array parameter per column). */
+/**
+ * Writes a batch of rows in one statement. The batch travels as one JSON document: serializing it
+ * is native in V8, where pg's array literals escape every element in JavaScript, on the API's own
+ * event loop (a fifth of the by-id throughput at 3,000 requests a second, docs/performance.md).
+ */
 export async function insertApiRequests(q: Queryable, rows: readonly ApiRequestRow[]): Promise<void> {
   await q.query({
     name: 'insert-api-requests',
     text: `INSERT INTO api_request_log (company_id, requested_at, method, path, status, duration_ms, api_key_id, key_prefix)
-           SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::smallint[], $6::real[],
-                                $7::uuid[], $8::text[])`,
+           SELECT c, t, m, p, s, d, k, x
+           FROM json_to_recordset($1::json) AS r(c uuid, t timestamptz, m text, p text, s smallint, d real, k uuid, x text)`,
     values: [
-      rows.map((r) => r.companyId),
-      rows.map((r) => r.requestedAt),
-      rows.map((r) => r.method),
-      rows.map((r) => r.path),
-      rows.map((r) => r.status),
-      rows.map((r) => r.durationMs),
-      rows.map((r) => r.apiKeyId),
-      rows.map((r) => r.keyPrefix),
+      JSON.stringify(
+        rows.map((r) => ({
+          c: r.companyId,
+          t: r.requestedAt.toISOString(),
+          m: r.method,
+          p: r.path,
+          s: r.status,
+          d: r.durationMs,
+          k: r.apiKeyId,
+          x: r.keyPrefix,
+        })),
+      ),
     ],
   });
 }
