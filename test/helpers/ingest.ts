@@ -74,3 +74,14 @@ export async function settle(t: TestApp, timeoutMs = 20_000): Promise<void> {
   }
   throw new Error('health queue not idle in time');
 }
+
+/** A generic push of `count` readings of one vehicle a second apart from `startMs`, two samples each. */
+export function genericBatch(vehicle: string, count: number, startMs: number) {
+  return {
+    readings: Array.from({ length: count }, (_, i) => ({
+      vehicle,
+      ts: new Date(startMs + i * 1000).toISOString(),
+      signals: { speed_kph: i % 100, fuel_percent: 50 + (i % 40) },
+    })),
+  };
+}

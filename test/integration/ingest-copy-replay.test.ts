@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../../providers/index.js';
 import { processRowAlone } from '../../src/ingest/isolation.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createConnection, pushGeneric, readingCount } from '../helpers/ingest.js';
+import { createConnection, genericBatch, pushGeneric, readingCount } from '../helpers/ingest.js';
 
 let t: TestApp;
 let acme: { id: string; key: string };
@@ -24,19 +24,14 @@ afterAll(async () => {
   await t.close();
 });
 
-/** `count` vehicle readings a second apart, two samples each. */
-function batch(vehicle: string, count: number, startMs: number) {
-  return {
-    readings: Array.from({ length: count }, (_, i) => ({
-      vehicle,
-      ts: new Date(startMs + i * 1000).toISOString(),
-      signals: { speed_kph: i % 100, fuel_percent: 50 + (i % 40) },
-    })),
-  };
-}
-
 async function pushed(vehicle: string, count: number, startMs: number): Promise<number> {
-  const response = await pushGeneric(t, 'generic', connection.id, connection.secret, batch(vehicle, count, startMs));
+  const response = await pushGeneric(
+    t,
+    'generic',
+    connection.id,
+    connection.secret,
+    genericBatch(vehicle, count, startMs),
+  );
   expect(response.statusCode).toBe(202);
   return response.json().data.inbox_id;
 }

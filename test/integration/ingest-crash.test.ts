@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createConnection, drainInbox, pushGeneric, readingCount } from '../helpers/ingest.js';
+import { createConnection, drainInbox, genericBatch, pushGeneric, readingCount } from '../helpers/ingest.js';
 import { ProcessGroup, serviceEnv, type ServiceProcess } from '../helpers/processes.js';
 
 let t: TestApp;
@@ -27,16 +27,6 @@ afterAll(async () => {
   await t.close();
 });
 
-function batch(vehicle: string, count: number, startMs: number) {
-  return {
-    readings: Array.from({ length: count }, (_, i) => ({
-      vehicle,
-      ts: new Date(startMs + i * 1000).toISOString(),
-      signals: { speed_kph: i % 100, fuel_percent: 50 + (i % 40) },
-    })),
-  };
-}
-
 describe('a worker killed in the middle of a batch', () => {
   it('loses nothing and duplicates nothing: another worker redoes the batch', async () => {
     const truck = await t.createVehicle(acme.id, {
@@ -54,7 +44,7 @@ describe('a worker killed in the middle of a batch', () => {
       'generic',
       connection.id,
       connection.secret,
-      batch('crash-1', 500, Date.parse('2026-11-21T00:00:00Z')),
+      genericBatch('crash-1', 500, Date.parse('2026-11-21T00:00:00Z')),
     );
     expect(pushed.statusCode).toBe(202);
     // The worker has inserted the readings and now waits on the vehicle row (the lock it takes
@@ -102,7 +92,7 @@ describe('Redis losing the queue', () => {
       'generic',
       connection.id,
       connection.secret,
-      batch('lost-1', 20, Date.parse('2026-11-21T06:00:00Z')),
+      genericBatch('lost-1', 20, Date.parse('2026-11-21T06:00:00Z')),
     );
     expect(pushed.statusCode).toBe(202);
     // Redis loses everything it held for the ingest queue; the row predates the restart.
