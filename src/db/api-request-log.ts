@@ -25,8 +25,8 @@ export interface ApiRequestFilter {
 
 /**
  * Writes a batch of rows in one statement. The batch travels as one JSON document: serializing it
- * is native in V8, where pg's array literals escape every element in JavaScript, on the API's own
- * event loop (a fifth of the by-id throughput at 3,000 requests a second, docs/performance.md).
+ * is native in V8, where pg's array literals escape every element in JavaScript on the API's own
+ * event loop (docs/performance.md "The request log and read replicas on the API bench").
  */
 export async function insertApiRequests(q: Queryable, rows: readonly ApiRequestRow[]): Promise<void> {
   await q.query({
