@@ -126,15 +126,15 @@ describe('a lane turn', () => {
       events: ['run.created'],
     });
     const subscription = response.json().data.id as string;
-    await events(company.id, 1000);
+    await events(company.id, 2500);
     const deliverLane = deliverer();
     let sent = 0;
-    for (let turn = 0; sent < 1000 && turn < 40; turn++) {
+    for (let turn = 0; sent < 2500 && turn < 60; turn++) {
       sent += (await deliverLane({ subscriptionId: subscription, companyId: company.id })).outcomes.length;
     }
     server.close();
-    expect({ sent, served }).toEqual({ sent: 1000, served: 1000 });
-    expect(await statusCounts(subscription)).toEqual({ succeeded: 1000 });
+    expect({ sent, served }).toEqual({ sent: 2500, served: 2500 });
+    expect(await statusCounts(subscription)).toEqual({ succeeded: 2500 });
     // Widened from laneStartWidth to about laneWidth (a sender between two requests is not counted), never past it.
     expect(mostActive).toBeGreaterThan(laneWidth / 2);
     expect(mostActive).toBeLessThanOrEqual(laneWidth);
