@@ -85,6 +85,16 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
 
 function ignoreClientError(): void {}
 
+/**
+ * The current transaction's commit returns without waiting for its WAL to reach disk. A crash of
+ * Postgres may then lose the last few hundred milliseconds of such commits (up to three
+ * `wal_writer_delay`s), never leave one half-written: only for writes whose loss costs nothing a
+ * restart would keep (row locks, the request log).
+ */
+export async function commitWithoutFlushWait(q: Queryable): Promise<void> {
+  await q.query(`SET LOCAL synchronous_commit = off`);
+}
+
 /** A value for a jsonb parameter: SQL NULL for null/undefined (not the JSON literal `null`). */
 export function jsonb(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);

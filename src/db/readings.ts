@@ -1,4 +1,4 @@
-import copyStreams from 'pg-copy-streams';
+import { copyField, copyFromText } from './copy-text.js';
 import { rolledSignals } from './history-rollups.js';
 import type { PoolClient, Queryable } from './pool.js';
 
@@ -87,28 +87,15 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
  * savepoint: when the COPY fails (a replayed sample hits the primary key, or a repeat inside the
  * batch), it is rolled back and false returned, and the caller stores the batch with
  * insertReadings, which skips the stored samples and reports its own errors.
- *
- * The COPY stream is ended, never destroyed: it settles on Postgres' ReadyForQuery ('finish') or
- * its ErrorResponse ('error'), and node-postgres sends the next statement once Postgres is ready
- * again. Destroying it, as `stream.pipeline` does on an error, sends a CopyFail for a COPY the
- * server has already ended and leaves pg-copy-streams' destroy callback pending for good
- * (docs/ingestion.md, "Readings by COPY").
  */
 export async function copyNewReadings(client: PoolClient, rows: readonly ReadingRow[]): Promise<boolean> {
   if (rows.length === 0) return true;
   await client.query('SAVEPOINT copy_readings');
-  const copied = await new Promise<boolean>((resolve) => {
-    const stream = client.query(
-      copyStreams.from(
-        'COPY readings (vehicle_id, signal, recorded_at, value_num, value_json, source, without_cascade) FROM STDIN',
-      ),
-    );
-    stream.once('finish', () => resolve(true));
-    // Kept for the stream's life: a write still waiting for the socket to drain when the COPY
-    // failed ends in a second error once it resumes, which must not go unheard.
-    stream.on('error', () => resolve(false));
-    stream.end(copyText(rows));
-  });
+  const copied = await copyFromText(
+    client,
+    'COPY readings (vehicle_id, signal, recorded_at, value_num, value_json, source, without_cascade) FROM STDIN',
+    copyText(rows),
+  );
   await client.query(copied ? 'RELEASE SAVEPOINT copy_readings' : 'ROLLBACK TO SAVEPOINT copy_readings');
   return copied;
 }
@@ -138,14 +125,6 @@ function copyText(rows: readonly ReadingRow[]): string {
     text += `${r.vehicleId}\t${name(r.signal)}\t${time}\t${num}\t${json}\t${name(r.source)}\t${r.withoutCascade ? 't' : '\\N'}\n`;
   }
   return text;
-}
-
-const copySpecial = /[\\\t\n\r]/;
-
-function copyField(text: string): string {
-  return copySpecial.test(text)
-    ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
-    : text;
 }
 
 /**

@@ -75,6 +75,18 @@ describe('request log recorder', () => {
     expect(await dropped(metrics)).toBe(0);
   });
 
+  it('keeps a path exactly as requested, backslashes and tabs included', async () => {
+    const metrics = createMetrics('t');
+    const recorder = new RequestLogRecorder(pool, log, metrics.requestLogDropped);
+    const company = randomUUID();
+    const paths = ['/v1/a\\b', '/v1/tab\there', '/v1/ü/%09/\\N', '/v1/line\nbreak\r'];
+    for (const path of paths) recorder.record(row(company, new Date(), { path }));
+    await recorder.close();
+    const { rows } = await pool.query(`SELECT path FROM api_request_log WHERE company_id = $1`, [company]);
+    expect(rows.map((r) => r.path).sort()).toEqual([...paths].sort());
+    expect(await dropped(metrics)).toBe(0);
+  });
+
   it('drops and counts rows past its bound, and rows Postgres refuses, without throwing', async () => {
     const metrics = createMetrics('t');
     const recorder = new RequestLogRecorder(pool, log, metrics.requestLogDropped, {
