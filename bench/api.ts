@@ -16,6 +16,7 @@ import {
   freshDatabase,
   load,
   printTable,
+  startCpuMeter,
   startService,
   type LoadResult,
   type Service,
@@ -112,7 +113,6 @@ export async function benchApi(args: string[] = []): Promise<Record<string, unkn
   const replicaUrl = replicaFlag >= 0 ? args[replicaFlag + 1] : undefined;
   const { url: databaseUrl, pool } = await freshDatabase('api');
   const { key, ids, companyId } = await seed(pool);
-  await pool.end();
 
   const services: Service[] = [];
   try {
@@ -160,28 +160,36 @@ export async function benchApi(args: string[] = []): Promise<Record<string, unkn
 
     const byId = (base: string, path: (id: string) => string, extra: Record<string, string> = {}) =>
       byIdLoad(common, base, ids, path, extra);
-    const results: Record<string, LoadResult> = {};
+    const results: Record<string, LoadResult & { postgresMicrosPerRequest?: number }> = {};
+    // Postgres CPU per request beside the server's: what a route costs the database, which the
+    // API and the bare route share (the request log's batches land in the product's figure).
+    const measured = async (options: autocannon.Options, server: Service) => {
+      const stopMeter = await startCpuMeter(pool, {});
+      const result = await load(options, server);
+      const { postgres } = await stopMeter();
+      return { ...result, postgresMicrosPerRequest: Math.round((postgres * 1e6) / result.requests) };
+    };
     results.helloWorld = await load({ ...common, url: hello.url }, hello);
     // Ceiling and product alternate, so a drift of the machine touches both alike.
-    results.barePgById = await load(
+    results.barePgById = await measured(
       byId(bare.url, (id) => `/vehicles/${id}`),
       bare,
     );
-    results.vehicleById = await load(
+    results.vehicleById = await measured(
       byId(api.url, (id) => `/api/v1/vehicles/${id}`, headers),
       api,
     );
     if (viaReplica) {
       await load({ ...common, url: `${viaReplica.url}/api/v1/vehicles/${ids[0]}`, headers, duration: 2 });
-      results.vehicleByIdReplica = await load(
+      results.vehicleByIdReplica = await measured(
         byId(viaReplica.url, (id) => `/api/v1/vehicles/${id}`, headers),
         viaReplica,
       );
     }
-    results.barePgList200 = await load({ ...common, url: `${bare.url}/vehicles` }, bare);
-    results.vehicleList200 = await load({ ...common, url: `${api.url}/api/v1/vehicles?limit=200`, headers }, api);
+    results.barePgList200 = await measured({ ...common, url: `${bare.url}/vehicles` }, bare);
+    results.vehicleList200 = await measured({ ...common, url: `${api.url}/api/v1/vehicles?limit=200`, headers }, api);
     if (viaReplica) {
-      results.vehicleList200Replica = await load(
+      results.vehicleList200Replica = await measured(
         { ...common, url: `${viaReplica.url}/api/v1/vehicles?limit=200`, headers },
         viaReplica,
       );
@@ -207,6 +215,8 @@ export async function benchApi(args: string[] = []): Promise<Record<string, unkn
         ceiling: ceilingOf[name]!,
         ratio: ratio(name).toFixed(3),
         'server CPU %': r.serverCpuPercent ?? '-',
+        'server µs/req': r.serverCpuMicrosPerRequest ?? '-',
+        'Postgres µs/req': r.postgresMicrosPerRequest ?? '-',
         'server RSS MB': r.serverRssMb ?? '-',
         'non-2xx': r.non2xx,
         errors: r.errors,
@@ -239,5 +249,6 @@ export async function benchApi(args: string[] = []): Promise<Record<string, unkn
     };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
+    await pool.end();
   }
 }

@@ -189,12 +189,18 @@ export async function mirrorReadings(pool: Pool, name: string, like: string): Pr
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests answered over the run. */
+  requests: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
-  /** Of the process serving the load (when given): CPU share of one core over the run, and RSS at its end. */
+  /**
+   * Of the process serving the load (when given): CPU share of one core over the run, CPU per
+   * request, and RSS at its end.
+   */
   serverCpuPercent?: number;
+  serverCpuMicrosPerRequest?: number;
   serverRssMb?: number;
 }
 
@@ -267,6 +273,7 @@ export async function load(options: autocannon.Options, server?: Service): Promi
   const after = pid ? processUsage(pid) : null;
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
@@ -274,6 +281,7 @@ export async function load(options: autocannon.Options, server?: Service): Promi
     ...(before && after
       ? {
           serverCpuPercent: Math.round(((after.cpuSeconds - before.cpuSeconds) / elapsedSeconds) * 100),
+          serverCpuMicrosPerRequest: Math.round(((after.cpuSeconds - before.cpuSeconds) * 1e6) / result.requests.total),
           serverRssMb: after.rssMb,
         }
       : {}),
