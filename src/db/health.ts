@@ -22,32 +22,90 @@ export interface HealthSubject {
   state: StoredHealthState | null;
   /** Per signal, the newest sample time fed to the rules (ISO 8601); a signal never fed is absent. */
   fedThrough: Record<string, string>;
+  /** The vehicle row's version as read (`xmin`): the sweep writes only if it has not moved since. */
+  vehicleVersion: string;
+  /** The state row's version as read, null without one. */
+  stateVersion: string | null;
 }
 
-/**
- * Locks and loads the active vehicles among `ids` with their health state. `skipLocked` lets the
- * sweep pass over vehicles another transaction is writing (their own evaluation follows).
- */
-export async function lockHealthSubjects(
-  q: Queryable,
-  ids: readonly string[],
-  skipLocked: boolean,
-): Promise<HealthSubject[]> {
+/** What a health evaluation reads of each vehicle, locked first (one vehicle) or not (the sweep). */
+function healthSubjectsSql(lock: string): string {
+  return `SELECT v.id, v.company_id AS "companyId", v.telematics_provider AS "telematicsProvider", v.created_at AS "createdAt",
+                 v.signals <> '{}'::jsonb AS "hasTelemetry", v.health, v.link_broken AS "linkBroken",
+                 v.signals -> 'odometer' AS odometer, c.health_config AS "companyConfig", v.health_config AS "vehicleConfig",
+                 s.state, coalesce(s.fed_through, '{}'::jsonb) AS "fedThrough",
+                 v.xmin::text AS "vehicleVersion", s.xmin::text AS "stateVersion"
+          FROM vehicles v
+          JOIN companies c ON c.id = v.company_id
+          LEFT JOIN vehicle_health_state s ON s.vehicle_id = v.id
+          WHERE v.id = ANY($1::uuid[]) AND v.active
+          ORDER BY v.id ${lock}`;
+}
+
+/** Locks and loads the active vehicles among `ids` with their health state (the lock order of db/vehicle-state.ts). */
+export async function lockHealthSubjects(q: Queryable, ids: readonly string[]): Promise<HealthSubject[]> {
   const result = await q.query<HealthSubject>({
-    name: skipLocked ? 'lock-health-subjects-skip' : 'lock-health-subjects',
-    text: `SELECT v.id, v.company_id AS "companyId", v.telematics_provider AS "telematicsProvider", v.created_at AS "createdAt",
-                  v.signals <> '{}'::jsonb AS "hasTelemetry", v.health, v.link_broken AS "linkBroken",
-                  v.signals -> 'odometer' AS odometer, c.health_config AS "companyConfig", v.health_config AS "vehicleConfig",
-                  s.state, coalesce(s.fed_through, '{}'::jsonb) AS "fedThrough"
-           FROM vehicles v
-           JOIN companies c ON c.id = v.company_id
-           LEFT JOIN vehicle_health_state s ON s.vehicle_id = v.id
-           WHERE v.id = ANY($1::uuid[]) AND v.active
-           ORDER BY v.id
-           FOR NO KEY UPDATE OF v ${skipLocked ? 'SKIP LOCKED' : ''}`,
+    name: 'lock-health-subjects',
+    text: healthSubjectsSql('FOR NO KEY UPDATE OF v'),
     values: [ids],
   });
   return result.rows;
+}
+
+/**
+ * Loads the active vehicles among `ids` with their health state, without locking them: the sweep
+ * locks only the few it has something to write for (`lockUnchangedVehicles`), so an idle sweep
+ * writes nothing, not even a row lock into every page of `vehicles`.
+ */
+export async function loadHealthSubjects(q: Queryable, ids: readonly string[]): Promise<HealthSubject[]> {
+  const result = await q.query<HealthSubject>({
+    name: 'load-health-subjects',
+    text: healthSubjectsSql(''),
+    values: [ids],
+  });
+  return result.rows;
+}
+
+/** A vehicle read unlocked, with the row versions it was read at. */
+export interface HealthClaim {
+  id: string;
+  vehicleVersion: string;
+  stateVersion: string | null;
+}
+
+/**
+ * Locks those of `claims` whose vehicle row is still the version that was read, in id order,
+ * skipping any another transaction holds (its own evaluation follows); returns their ids. A row
+ * updated since is re-checked by Postgres at its newest version, so it fails the comparison.
+ */
+export async function lockUnchangedVehicles(q: Queryable, claims: readonly HealthClaim[]): Promise<string[]> {
+  const result = await q.query<{ id: string }>({
+    name: 'lock-unchanged-vehicles',
+    text: `SELECT v.id FROM vehicles v
+           JOIN unnest($1::uuid[], $2::text[]) AS c(id, version) ON c.id = v.id
+           WHERE v.xmin::text = c.version
+           ORDER BY v.id
+           FOR NO KEY UPDATE OF v SKIP LOCKED`,
+    values: [claims.map((c) => c.id), claims.map((c) => c.vehicleVersion)],
+  });
+  return result.rows.map((r) => r.id);
+}
+
+/**
+ * Of `claims` whose vehicles this transaction holds locked, the ids whose health state row is
+ * still the version that was read (or still absent). Run after the lock, in its own statement:
+ * an evaluation that wrote the state and committed before the lock was taken is visible only to
+ * a snapshot taken after it.
+ */
+export async function unchangedHealthStates(q: Queryable, claims: readonly HealthClaim[]): Promise<string[]> {
+  const result = await q.query<{ id: string }>({
+    name: 'unchanged-health-states',
+    text: `SELECT c.id FROM unnest($1::uuid[], $2::text[]) AS c(id, version)
+           LEFT JOIN vehicle_health_state s ON s.vehicle_id = c.id
+           WHERE s.xmin::text IS NOT DISTINCT FROM c.version`,
+    values: [claims.map((c) => c.id), claims.map((c) => c.stateVersion)],
+  });
+  return result.rows.map((r) => r.id);
 }
 
 /** The signals the rules read. */
@@ -229,14 +287,6 @@ export async function saveHealth(q: Queryable, writes: readonly HealthWrite[], e
       values: [JSON.stringify(events)],
     });
   }
-}
-
-/**
- * The current transaction's commit returns without waiting for its WAL to reach disk. Only for a
- * transaction whose writes are all row locks: a crash then loses nothing a restart would keep.
- */
-export async function commitWithoutFlushWait(q: Queryable): Promise<void> {
-  await q.query(`SET LOCAL synchronous_commit = off`);
 }
 
 /** Active vehicle ids after `afterId`, in id order, for the sweep's pages. */

@@ -22,13 +22,16 @@
  * would have: the two jobs are not ordered, so whichever runs first does what both owe.
  */
 import {
-  commitWithoutFlushWait,
   listActiveVehicleIds,
+  loadHealthSubjects,
   lockHealthSubjects,
+  lockUnchangedVehicles,
   loadLastServices,
   loadNewSamples,
   ruleSignals,
   saveHealth,
+  unchangedHealthStates,
+  type HealthClaim,
   type HealthWrite,
   type NewSample,
 } from '../db/health.js';
@@ -50,7 +53,11 @@ import type { MonitoringLane } from '../queue/enqueue-monitoring.js';
 import { detectorOnlySignals, loadMonitoring, monitoringSince, vehicleEventsWatermark } from './monitoring-feed.js';
 
 export interface EvaluationOptions {
-  /** The sweep skips vehicles another transaction is writing; their own evaluation follows. */
+  /**
+   * The sweep: vehicles are read without locks and only those with something to write are
+   * locked, skipping any another transaction holds or wrote since the read (their own evaluation
+   * follows). False: every vehicle is locked before it is read, waiting for other writers.
+   */
   skipLocked: boolean;
   /**
    * False: owed to a refresh that asked to stop after the vehicle state. A vehicle whose new
@@ -69,8 +76,6 @@ export interface EvaluationSummary {
   monitoringLanes: MonitoringLane[];
   /** Monitoring: the kind of each event detected. */
   monitoringKinds: MonitoringKind[];
-  /** Anything written besides the row locks: health, state, events, or a monitored vehicle's stage. */
-  wrote: boolean;
 }
 
 /**
@@ -121,9 +126,8 @@ export async function evaluateVehicles(
   now: Date,
   options: EvaluationOptions,
 ): Promise<EvaluationSummary> {
-  const subjects = await lockHealthSubjects(tx, ids, options.skipLocked);
-  if (subjects.length === 0)
-    return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [], wrote: false };
+  const subjects = options.skipLocked ? await loadHealthSubjects(tx, ids) : await lockHealthSubjects(tx, ids);
+  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
   // The rule signals' windows start at the stored watermarks (read in the statement); the detectors' at their own.
@@ -167,7 +171,7 @@ export async function evaluateVehicles(
   };
 
   const monitoredEvaluations: MonitoredVehicleEvaluation[] = [];
-  const writes: HealthWrite[] = subjects.map((subject) => {
+  const evaluations: HealthWrite[] = subjects.map((subject) => {
     const fed = samples.get(subject.id) ?? [];
     const events = vehicleEvents.get(subject.id) ?? [];
     const newestEvent = events[events.length - 1];
@@ -238,17 +242,51 @@ export async function evaluateVehicles(
       events: result.events,
     };
   });
+  const monitoredIds = new Set(monitoredEvaluations.map((m) => m.vehicleId));
+  const writes = options.skipLocked
+    ? await keepHeldUnchanged(tx, subjects, evaluations, (w) => monitoredIds.has(w.vehicleId) || writesSomething(w))
+    : evaluations;
+  const kept = options.skipLocked ? new Set(writes.map((w) => w.vehicleId)) : null;
   await saveHealth(tx, writes, now);
-  const monitoring = await detectAndStore(tx, monitoredEvaluations, now, loadVehiclePredictions);
+  const monitoring = await detectAndStore(
+    tx,
+    kept ? monitoredEvaluations.filter((m) => kept.has(m.vehicleId)) : monitoredEvaluations,
+    now,
+    loadVehiclePredictions,
+  );
   return {
     evaluated: writes.length,
     changed: writes.filter((w) => w.visibleChange).map((w) => w.vehicleId),
     events: writes.reduce((sum, w) => sum + w.events.length, 0),
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
-    wrote:
-      monitoredEvaluations.length > 0 || writes.some((w) => w.stateChanged || w.visibleChange || w.events.length > 0),
   };
+}
+
+const writesSomething = (w: HealthWrite) => w.stateChanged || w.visibleChange || w.events.length > 0;
+
+/**
+ * The sweep's evaluations of vehicles read without locks, less those it may not write: of the
+ * ones with something to write (`mustWrite`), it locks those whose vehicle row is the version it
+ * read, then keeps those whose state row is too. A vehicle another transaction holds or wrote
+ * since the read (ingest, its own evaluation) is dropped, as a locked one always was: what it
+ * was evaluated from is no longer current, and writing it could take its health back to an
+ * older state. An evaluation with nothing to write is kept unlocked: it reports the vehicle
+ * evaluated and writes nothing.
+ */
+async function keepHeldUnchanged(
+  tx: PoolClient,
+  subjects: readonly HealthClaim[],
+  evaluations: readonly HealthWrite[],
+  mustWrite: (evaluation: HealthWrite) => boolean,
+): Promise<HealthWrite[]> {
+  const wanted = new Set(evaluations.filter(mustWrite).map((w) => w.vehicleId));
+  if (wanted.size === 0) return [...evaluations];
+  const claims = subjects.filter((s) => wanted.has(s.id));
+  const locked = new Set(await lockUnchangedVehicles(tx, claims));
+  const lockedClaims = claims.filter((c) => locked.has(c.id));
+  const held = new Set(lockedClaims.length > 0 ? await unchangedHealthStates(tx, lockedClaims) : []);
+  return evaluations.filter((w) => !wanted.has(w.vehicleId) || held.has(w.vehicleId));
 }
 
 /**
@@ -263,7 +301,7 @@ export async function restartHealthForNewOwner(
   vehicleId: string,
   now: Date,
 ): Promise<EvaluationSummary | null> {
-  const [subject] = await lockHealthSubjects(tx, [vehicleId], false);
+  const [subject] = await lockHealthSubjects(tx, [vehicleId]);
   // A deactivated vehicle is never evaluated again (nothing reactivates one).
   if (!subject) return null;
   const state = healthStateForNewOwner(subject.state && loadedHealthState(subject.state));
@@ -291,7 +329,7 @@ export async function restartHealthForNewOwner(
   return evaluateVehicles(tx, [vehicleId], now, { skipLocked: false, cascade: true });
 }
 
-/** Vehicles per sweep transaction: small enough to keep row locks short. */
+/** Vehicles per sweep transaction: small enough to keep the row locks of its writes short. */
 const sweepPageSize = 500;
 
 /**
@@ -303,8 +341,9 @@ const sweepPageSize = 500;
  * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
  * evaluates every vehicle again.
  *
- * A page that wrote nothing but its row locks (most pages of a steady sweep) commits without
- * waiting for the WAL flush: a crash can lose only locks, which no restart keeps anyway.
+ * A page reads its vehicles without locks and locks only those it has something to write for
+ * (`evaluateVehicles` with `skipLocked`): a page of a steady sweep, where nothing changed, writes
+ * nothing at all, where a row lock per vehicle dirtied every page of `vehicles` and wrote WAL.
  *
  * One sweep at a time in the deployment (an advisory lock; `skipped` when another holds it). BullMQ
  * takes a job back when its lock is not renewed for the health queue's 10 s, which an event loop
@@ -346,11 +385,9 @@ async function sweepPages(
   const evaluatePages = async () => {
     try {
       for (let ids = await nextPage(); ids.length > 0; ids = await nextPage()) {
-        const page = await withTransaction(pool, async (tx) => {
-          const summary = await evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true });
-          if (!summary.wrote) await commitWithoutFlushWait(tx);
-          return summary;
-        });
+        const page = await withTransaction(pool, (tx) =>
+          evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
+        );
         evaluated += page.evaluated;
         changed += page.changed.length;
         await afterPage(page);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadHealthSubjects, lockUnchangedVehicles, unchangedHealthStates } from '../../src/db/health.js';
+import { withTransaction } from '../../src/db/pool.js';
 import { sweepHealth, type EvaluationSummary } from '../../src/evaluation/evaluate-vehicles.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -56,6 +58,46 @@ describe('sweepHealth with pages at once', () => {
     // Nothing new: the second sweep evaluates every vehicle again and changes none.
     const again = await sweepHealth(t.pool, () => now, 3);
     expect(again).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
+  });
+
+  it('writes nothing when nothing changed: not even a row lock on a vehicle', async () => {
+    await sweepHealth(t.pool, () => now, 2);
+    const rowVersions = async () =>
+      (
+        await t.pool.query<{ v: string }>(
+          `SELECT string_agg(xmin::text || ':' || xmax::text, ',' ORDER BY id) AS v FROM vehicles`,
+        )
+      ).rows[0]!.v;
+    const before = await rowVersions();
+    expect(await sweepHealth(t.pool, () => now, 2)).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
+    expect(await rowVersions()).toBe(before);
+  });
+
+  it('leaves out a vehicle held by another transaction, or written or evaluated since the sweep read it', async () => {
+    const { rows } = await t.pool.query<{ id: string }>(`SELECT id FROM vehicles ORDER BY id LIMIT 4`);
+    const [held, evaluated, ingested, untouched] = rows.map((r) => r.id) as [string, string, string, string];
+    const read = await loadHealthSubjects(t.pool, [held, evaluated, ingested, untouched]);
+    // Ingest writes the vehicle's latest state after the read.
+    await t.pool.query(`UPDATE vehicles SET as_of = $2 WHERE id = $1`, [ingested, now]);
+    // Another evaluation of `evaluated` rewrites its state row after the read (its health unchanged).
+    await withTransaction(t.pool, async (tx) => {
+      await tx.query(`SELECT 1 FROM vehicles WHERE id = $1 FOR NO KEY UPDATE`, [evaluated]);
+      await tx.query(`UPDATE vehicle_health_state SET evaluated_at = $2 WHERE vehicle_id = $1`, [evaluated, now]);
+    });
+    await withTransaction(t.pool, async (holder) => {
+      await holder.query(`SELECT 1 FROM vehicles WHERE id = $1 FOR NO KEY UPDATE`, [held]);
+      await withTransaction(t.pool, async (tx) => {
+        const locked = await lockUnchangedVehicles(tx, read);
+        // The vehicle row of `evaluated` did not move (its health did not change), its state row did.
+        expect(locked.sort()).toEqual([evaluated, untouched].sort());
+        expect(
+          await unchangedHealthStates(
+            tx,
+            read.filter((s) => locked.includes(s.id)),
+          ),
+        ).toEqual([untouched]);
+      });
+    });
   });
 
   it('stops at a failed page: no page starts after it, and the sweep rejects with its error', async () => {
