@@ -23,12 +23,17 @@ function daysInMonth(year: number, month: number): number {
  * Feb 29 + 12 months = Feb 28), the way service schedules and the month-end convention count.
  */
 export function addMonths(date: Date, months: number): Date {
+  return new Date(addMonthsTime(date, months));
+}
+
+/** `addMonths` as epoch milliseconds: the sweep asks once per maintenance interval and vehicle. */
+export function addMonthsTime(date: Date, months: number): number {
   const year = date.getUTCFullYear();
   const targetMonth = date.getUTCMonth() + Math.trunc(months);
   const day = Math.min(date.getUTCDate(), daysInMonth(year, targetMonth));
   const time = date.getTime();
   const timeOfDayMs = time - Math.floor(time / msPerDay) * msPerDay;
-  return new Date(Date.UTC(year, targetMonth, day) + timeOfDayMs);
+  return Date.UTC(year, targetMonth, day) + timeOfDayMs;
 }
 
 const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);

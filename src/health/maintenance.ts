@@ -9,7 +9,7 @@
  */
 import { kmToMiles, msPerDay } from '../domain/units.js';
 import type { MaintenanceInterval } from '../domain/health-config.js';
-import { addMonths, daysBetween, isoDate } from './dates.js';
+import { addMonthsTime, daysBetween, isoDate } from './dates.js';
 
 export interface MaintenanceDue {
   status: 'upcoming' | 'due_soon' | 'overdue';
@@ -50,6 +50,11 @@ export function estimateOdometerKmAt(
   return Math.max(0, odometer.km - averageDailyKm * days);
 }
 
+/** `MaintenanceDue` with the due date as epoch milliseconds, not yet formatted. */
+export interface MaintenanceDueTime extends Omit<MaintenanceDue, 'dueDate'> {
+  dueAt: number | null;
+}
+
 /**
  * The due status of one interval, or null when the interval is disabled or has neither a distance
  * nor a time part.
@@ -69,14 +74,42 @@ export function computeMaintenanceDue(
   averageDailyKm: number | null,
   now: Date,
 ): MaintenanceDue | null {
+  const due = maintenanceDueTime(interval, last, baseline, odometer, averageDailyKm, now);
+  return due && formatDueDate(due);
+}
+
+/** The due date as the YYYY-MM-DD that `MaintenanceDue` reports. */
+export function formatDueDate(due: MaintenanceDueTime): MaintenanceDue {
+  return {
+    status: due.status,
+    dueDate: due.dueAt === null ? null : isoDate(new Date(due.dueAt)),
+    dueMilesRemaining: due.dueMilesRemaining,
+    basis: due.basis,
+  };
+}
+
+/**
+ * `computeMaintenanceDue` in epoch milliseconds, without formatting the date: the maintenance rule
+ * runs it for every interval of every vehicle each sweep and formats only the dates it reports
+ * (an upcoming interval reports nothing).
+ */
+export function maintenanceDueTime(
+  interval: MaintenanceInterval,
+  last: MaintenancePoint | null,
+  baseline: MaintenancePoint,
+  odometer: { km: number; at: Date } | null,
+  averageDailyKm: number | null,
+  now: Date,
+): MaintenanceDueTime | null {
   if (!interval.enabled) return null;
   if (interval.intervalMiles === null && interval.intervalMonths === null) return null;
   const from = last ?? baseline;
+  const nowTime = now.getTime();
 
-  const timeDue = interval.intervalMonths === null ? null : addMonths(from.at, interval.intervalMonths);
+  const timeDue = interval.intervalMonths === null ? null : addMonthsTime(from.at, interval.intervalMonths);
 
   let dueMilesRemaining: number | null = null;
-  let forecast: Date | null = null;
+  let forecast: number | null = null;
   const fromKm = from.odometerKm ?? estimateOdometerKmAt(from.at, odometer, averageDailyKm);
   if (interval.intervalMiles !== null && odometer && fromKm !== null) {
     const dueMeterMiles = kmToMiles(fromKm) + interval.intervalMiles;
@@ -87,24 +120,18 @@ export function computeMaintenanceDue(
       // Fleetio forecast: project the odometer to today, then drive the rest at the average.
       const projectedMiles = currentMiles + averageDailyMiles * Math.max(0, daysBetween(odometer.at, now));
       const daysLeft = Math.max(0, dueMeterMiles - projectedMiles) / averageDailyMiles;
-      forecast = new Date(now.getTime() + daysLeft * msPerDay);
+      forecast = Math.trunc(nowTime + daysLeft * msPerDay); // whole milliseconds, as a Date keeps them
     }
   }
   if (timeDue === null && dueMilesRemaining === null) return null;
 
-  const distanceFirst = forecast !== null && (timeDue === null || forecast.getTime() < timeDue.getTime());
+  const distanceFirst = forecast !== null && (timeDue === null || forecast < timeDue);
   const dueAt = distanceFirst ? forecast : timeDue;
   const basis = distanceFirst || timeDue === null ? 'distance' : 'time';
 
-  const overdue =
-    (dueMilesRemaining !== null && dueMilesRemaining <= 0) || (timeDue !== null && now.getTime() >= timeDue.getTime());
+  const overdue = (dueMilesRemaining !== null && dueMilesRemaining <= 0) || (timeDue !== null && nowTime >= timeDue);
   const dueSoon =
     (dueMilesRemaining !== null && dueMilesRemaining <= interval.soonMiles) ||
-    (dueAt !== null && daysBetween(now, dueAt) <= interval.soonDays);
-  return {
-    status: overdue ? 'overdue' : dueSoon ? 'due_soon' : 'upcoming',
-    dueDate: dueAt === null ? null : isoDate(dueAt),
-    dueMilesRemaining,
-    basis,
-  };
+    (dueAt !== null && (dueAt - nowTime) / msPerDay <= interval.soonDays);
+  return { status: overdue ? 'overdue' : dueSoon ? 'due_soon' : 'upcoming', dueAt, dueMilesRemaining, basis };
 }

@@ -17,7 +17,7 @@
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { MaintenanceInterval } from '../../domain/health-config.js';
 import { daysBetween, startOfIsoDate } from '../dates.js';
-import { computeMaintenanceDue, type MaintenanceDue } from '../maintenance.js';
+import { formatDueDate, maintenanceDueTime, type MaintenanceDue } from '../maintenance.js';
 import type { ActiveAlert } from '../../domain/health.js';
 import type { Rule } from '../types.js';
 import { typeLabel } from '../../domain/labels.js';
@@ -57,7 +57,7 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
       : { at: input.vehicle.createdAt, odometerKm: null };
     const odometer = input.linkBroken?.reason === 'conflict' ? null : input.odometer;
     for (const [type, interval] of Object.entries(config.maintenance)) {
-      const due = computeMaintenanceDue(
+      const dueTime = maintenanceDueTime(
         interval,
         input.vehicle.lastServices[type] ?? null,
         baseline,
@@ -65,7 +65,8 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
         input.averageDailyKm,
         now,
       );
-      if (!due || due.status === 'upcoming') continue;
+      if (!dueTime || dueTime.status === 'upcoming') continue;
+      const due = formatDueDate(dueTime);
       alerts.push({
         key: type,
         severity: severity(due, interval, now),
