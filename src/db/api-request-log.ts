@@ -1,4 +1,5 @@
 import { copyField, copyFromText } from './copy-text.js';
+import { keysetPageSql } from './keyset-page-sql.js';
 import type { PoolClient, Queryable } from './pool.js';
 
 /** One public-API request as the Requests page shows it; nothing of its query, headers or body. */
@@ -44,7 +45,7 @@ export function copyApiRequests(client: PoolClient, rows: readonly ApiRequestRow
 /**
  * Up to `limit` of the company's requests since `since` next to the cursor row (its time and
  * id), newest first: older ones for 'next', newer ones for 'previous' (the newest when the cursor
- * is null). Only one branch of the union runs (its direction test is a one-time filter).
+ * is null), through api_request_log_company_page or, for one key, api_request_log_company_key.
  */
 export async function listApiRequests(
   q: Queryable,
@@ -55,20 +56,20 @@ export async function listApiRequests(
   cursor: { requestedAt: Date; id: string } | null,
   limit: number,
 ): Promise<ApiRequestRecord[]> {
-  const matching = `company_id = $1 AND requested_at >= $2
-    AND ($3::int IS NULL OR status / 100 = $3::int) AND ($4::uuid IS NULL OR api_key_id = $4::uuid)`;
   const result = await q.query<ApiRequestRecord>(
-    `SELECT id::text, requested_at AS "requestedAt", method, path, status, duration_ms AS "durationMs",
-            api_key_id AS "apiKeyId", key_prefix AS "keyPrefix"
-     FROM ((SELECT * FROM api_request_log
-            WHERE $5 = 'next' AND ${matching}
-              AND ($6::timestamptz IS NULL OR (requested_at, id) < ($6::timestamptz, $7::bigint))
-            ORDER BY requested_at DESC, id DESC LIMIT $8)
-           UNION ALL
-           (SELECT * FROM api_request_log
-            WHERE $5 = 'previous' AND ${matching} AND (requested_at, id) > ($6::timestamptz, $7::bigint)
-            ORDER BY requested_at, id LIMIT $8)) page
-     ORDER BY requested_at DESC, id DESC`,
+    keysetPageSql(
+      {
+        table: 'api_request_log',
+        matching: `company_id = $1 AND requested_at >= $2
+          AND ($3::int IS NULL OR status / 100 = $3::int) AND ($4::uuid IS NULL OR api_key_id = $4::uuid)`,
+        time: 'requested_at',
+        id: 'id',
+        idType: 'bigint',
+        firstParam: 5,
+      },
+      `id::text, requested_at AS "requestedAt", method, path, status, duration_ms AS "durationMs",
+       api_key_id AS "apiKeyId", key_prefix AS "keyPrefix"`,
+    ),
     [
       companyId,
       since,

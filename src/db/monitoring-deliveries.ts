@@ -5,6 +5,7 @@
  */
 import type { MonitoringKind } from '../domain/monitoring-kinds.js';
 import { cursorTimeOf } from './cursor-time.js';
+import { keysetPageRows } from './keyset-page-sql.js';
 import type { Queryable } from './pool.js';
 
 export const monitoringDeliveryStatuses = ['pending', 'retrying', 'succeeded', 'failed'] as const;
@@ -82,8 +83,8 @@ export async function listMonitoringDeliveries(
  * A page of a subscription's deliveries with the status `status` (any when null) next to the
  * cursor row (its `created_at` to the microsecond, and id), newest first:
  * older ones for 'next', newer ones for 'previous' (the newest when the cursor is null), with their
- * attempts as listMonitoringDeliveries gives them. Only one branch of the union runs (its direction
- * test is a one-time filter), each a range scan of monitoring_deliveries_subscription_page.
+ * attempts as listMonitoringDeliveries gives them; the page is a range scan of
+ * monitoring_deliveries_subscription_page.
  */
 export async function listMonitoringDeliveriesPage(
   q: Queryable,
@@ -94,21 +95,21 @@ export async function listMonitoringDeliveriesPage(
   cursor: { at: string; id: string } | null,
   limit: number,
 ): Promise<Array<MonitoringDeliveryRecord & { cursorAt: string }>> {
-  const matching = `subscription_id = $1 AND company_id = $2 AND ($3::text IS NULL OR status = $3)`;
+  const page = keysetPageRows({
+    table: 'monitoring_deliveries',
+    matching: `subscription_id = $1 AND company_id = $2 AND ($3::text IS NULL OR status = $3)`,
+    time: 'created_at',
+    id: 'id',
+    idType: 'uuid',
+    firstParam: 4,
+  });
   const result = await q.query<RawDelivery & { cursorAt: string }>({
     name: 'list-monitoring-deliveries-page',
     text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
            FROM (
              SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.next_attempt_at AS "nextAttemptAt",
                     d.created_at AS "createdAt", ${cursorTimeOf('d.created_at')} AS "cursorAt"
-             FROM ((SELECT * FROM monitoring_deliveries
-                    WHERE $4 = 'next' AND ${matching}
-                      AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
-                    ORDER BY created_at DESC, id DESC LIMIT $7)
-                   UNION ALL
-                   (SELECT * FROM monitoring_deliveries
-                    WHERE $4 = 'previous' AND ${matching} AND (created_at, id) > ($5::timestamptz, $6::uuid)
-                    ORDER BY created_at, id LIMIT $7)) d
+             FROM ${page} d
              JOIN monitoring_events e ON e.id = d.event_id
            ) p
            ${attemptsOfPage(8)}

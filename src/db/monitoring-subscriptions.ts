@@ -4,6 +4,7 @@
  * read its deliveries) with deleted_at set, and detection skips it from then on.
  */
 import type { MonitoringKind, MonitoringTier, StoredMonitoringOptions } from '../domain/monitoring-kinds.js';
+import { keysetPageSql } from './keyset-page-sql.js';
 import type { Queryable } from './pool.js';
 
 export interface MonitoringSubscriptionRecord {
@@ -72,8 +73,7 @@ export async function listMonitoringSubscriptions(
 /**
  * A page of the company's live subscriptions next to the cursor row (its creation time and id),
  * newest first: older ones for 'next', newer ones for 'previous' (the newest when the cursor is
- * null). Only one branch of the union runs (its direction test is a one-time filter). Times are
- * compared to the millisecond, the precision a cursor carries through a JavaScript Date.
+ * null). Times are compared to the millisecond, the precision a cursor carries through a JavaScript Date.
  */
 export async function listLiveMonitoringSubscriptionsPage(
   q: Queryable,
@@ -83,17 +83,17 @@ export async function listLiveMonitoringSubscriptionsPage(
   limit: number,
 ): Promise<MonitoringSubscriptionRecord[]> {
   const result = await q.query<MonitoringSubscriptionRecord>(
-    `SELECT ${columns} FROM (
-       (SELECT * FROM monitoring_subscriptions
-        WHERE $2 = 'next' AND company_id = $1 AND deleted_at IS NULL
-          AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4::uuid))
-        ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5)
-       UNION ALL
-       (SELECT * FROM monitoring_subscriptions
-        WHERE $2 = 'previous' AND company_id = $1 AND deleted_at IS NULL
-          AND (date_trunc('milliseconds', created_at), id) > ($3::timestamptz, $4::uuid)
-        ORDER BY date_trunc('milliseconds', created_at), id LIMIT $5)) page
-     ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC`,
+    keysetPageSql(
+      {
+        table: 'monitoring_subscriptions',
+        matching: 'company_id = $1 AND deleted_at IS NULL',
+        time: "date_trunc('milliseconds', created_at)",
+        id: 'id',
+        idType: 'uuid',
+        firstParam: 2,
+      },
+      columns,
+    ),
     [companyId, direction, cursor?.createdAt ?? null, cursor?.id ?? null, limit],
   );
   return result.rows;

@@ -1,4 +1,5 @@
 import type { VehicleRecord } from '../domain/vehicle.js';
+import { keysetPageSql } from './keyset-page-sql.js';
 import { jsonb, type Queryable } from './pool.js';
 
 // updated_at uses clock_timestamp(), the time of the statement rather than of the transaction
@@ -134,8 +135,7 @@ export async function listActiveVehicles(q: Queryable, companyId: string, page: 
 /**
  * A page of the company's active vehicles next to the cursor row (its `updated_at` as Postgres
  * wrote it, to the microsecond, and id), most recently changed first: further down for 'next',
- * back up for 'previous' (the top when the cursor is null). Only one branch of the union runs
- * (its direction test is a one-time filter), each a range scan of vehicles_company_updated.
+ * back up for 'previous' (the top when the cursor is null), through vehicles_company_updated.
  */
 export async function listActiveVehiclesPage(
   q: Queryable,
@@ -145,16 +145,17 @@ export async function listActiveVehiclesPage(
   limit: number,
 ): Promise<Array<VehicleRecord & { cursorAt: string }>> {
   const result = await q.query<VehicleRecord & { cursorAt: string }>(
-    `SELECT ${vehicleColumns}, updated_at::text AS "cursorAt" FROM (
-       (SELECT * FROM vehicles
-        WHERE $2 = 'next' AND company_id = $1 AND active
-          AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3::timestamptz, $4::uuid))
-        ORDER BY updated_at DESC, id DESC LIMIT $5)
-       UNION ALL
-       (SELECT * FROM vehicles
-        WHERE $2 = 'previous' AND company_id = $1 AND active AND (updated_at, id) > ($3::timestamptz, $4::uuid)
-        ORDER BY updated_at, id LIMIT $5)) page
-     ORDER BY updated_at DESC, id DESC`,
+    keysetPageSql(
+      {
+        table: 'vehicles',
+        matching: 'company_id = $1 AND active',
+        time: 'updated_at',
+        id: 'id',
+        idType: 'uuid',
+        firstParam: 2,
+      },
+      `${vehicleColumns}, updated_at::text AS "cursorAt"`,
+    ),
     [companyId, direction, cursor?.at ?? null, cursor?.id ?? null, limit],
   );
   return result.rows;

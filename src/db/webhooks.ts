@@ -1,5 +1,6 @@
 /** Statements of the webhook path: outbox events, subscriptions, the relay, deliveries and attempts. */
 import { cursorTimeOf } from './cursor-time.js';
+import { keysetPageRows, keysetPageSql } from './keyset-page-sql.js';
 import { attemptsListed } from './monitoring-deliveries.js';
 import type { Queryable } from './pool.js';
 
@@ -309,8 +310,7 @@ export async function listSubscriptions(q: Queryable, companyId: string): Promis
 /**
  * A page of the company's live subscriptions next to the cursor row (its `created_at` to the
  * microsecond, and id), newest first: older ones for 'next', newer ones for 'previous' (the newest
- * when the cursor is null). Only one branch of the union runs, each a range scan of
- * webhook_subscriptions_company_page.
+ * when the cursor is null), through webhook_subscriptions_company_page.
  */
 export async function listSubscriptionsPage(
   q: Queryable,
@@ -320,16 +320,17 @@ export async function listSubscriptionsPage(
   limit: number,
 ): Promise<Array<SubscriptionRecord & { cursorAt: string }>> {
   const result = await q.query<SubscriptionRecord & { cursorAt: string }>(
-    `SELECT ${subscriptionColumns}, ${cursorTimeOf('created_at')} AS "cursorAt" FROM (
-       (SELECT * FROM webhook_subscriptions
-        WHERE $2 = 'next' AND company_id = $1 AND deleted_at IS NULL
-          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
-        ORDER BY created_at DESC, id DESC LIMIT $5)
-       UNION ALL
-       (SELECT * FROM webhook_subscriptions
-        WHERE $2 = 'previous' AND company_id = $1 AND deleted_at IS NULL AND (created_at, id) > ($3::timestamptz, $4::uuid)
-        ORDER BY created_at, id LIMIT $5)) page
-     ORDER BY created_at DESC, id DESC`,
+    keysetPageSql(
+      {
+        table: 'webhook_subscriptions',
+        matching: 'company_id = $1 AND deleted_at IS NULL',
+        time: 'created_at',
+        id: 'id',
+        idType: 'uuid',
+        firstParam: 2,
+      },
+      `${subscriptionColumns}, ${cursorTimeOf('created_at')} AS "cursorAt"`,
+    ),
     [companyId, direction, cursor?.at ?? null, cursor?.id ?? null, limit],
   );
   return result.rows;
@@ -432,9 +433,8 @@ export async function listDeliveries(
 /**
  * A page of a subscription's deliveries next to the cursor row (its `created_at` to the microsecond,
  * and id), newest first: older ones for 'next', newer ones for 'previous'
- * (the newest when the cursor is null), with their attempts as listDeliveries gives them. Only one
- * branch of the union runs (its direction test is a one-time filter), each a range scan of
- * webhook_deliveries_subscription_page.
+ * (the newest when the cursor is null), with their attempts as listDeliveries gives them; the page
+ * is a range scan of webhook_deliveries_subscription_page.
  */
 export async function listDeliveriesPage(
   q: Queryable,
@@ -444,21 +444,21 @@ export async function listDeliveriesPage(
   cursor: { at: string; id: string } | null,
   limit: number,
 ): Promise<Array<DeliveryRecord & { cursorAt: string }>> {
+  const page = keysetPageRows({
+    table: 'webhook_deliveries',
+    matching: 'subscription_id = $1 AND company_id = $2',
+    time: 'created_at',
+    id: 'id',
+    idType: 'uuid',
+    firstParam: 3,
+  });
   const result = await q.query<DeliveryRecord & { cursorAt: string }>({
     name: 'list-webhook-deliveries-page',
     text: `SELECT p.*, a.attempts, a.count AS "attemptCount"
            FROM (
              SELECT d.id, d.event_id AS "eventId", e.kind AS event, d.status, d.created_at AS "createdAt",
                     d.completed_at AS "completedAt", ${cursorTimeOf('d.created_at')} AS "cursorAt"
-             FROM ((SELECT * FROM webhook_deliveries
-                    WHERE $3 = 'next' AND subscription_id = $1 AND company_id = $2
-                      AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
-                    ORDER BY created_at DESC, id DESC LIMIT $6)
-                   UNION ALL
-                   (SELECT * FROM webhook_deliveries
-                    WHERE $3 = 'previous' AND subscription_id = $1 AND company_id = $2
-                      AND (created_at, id) > ($4::timestamptz, $5::uuid)
-                    ORDER BY created_at, id LIMIT $6)) d
+             FROM ${page} d
              JOIN webhook_events e ON e.id = d.event_id
            ) p
            ${attemptsOfPage(7)}
