@@ -6,10 +6,12 @@
  * Prints readings/s for both and their ratio, push-to-visible latency p50/p99, and the memory of
  * each process as the volume grows, flat or grew by a stated rule. Targets: end-to-end ≥ 0.45 ×
  * COPY (issue 20), memory flat (issue 12). Options: `--readings N`, `--apis N` and `--workers M` (several
- * processes), `--health` (a health worker process too), `--worker-heap-mb N` (workers' old space cap).
+ * processes), `--health` (a health worker process too), `--worker-heap-mb N` (workers' old space cap),
+ * `--worker-heap-snapshots DIR` (a heap snapshot of each worker at 10 % and 90 % of its volume, into DIR).
  */
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { mkdirSync } from 'node:fs';
 import copyStreams from 'pg-copy-streams';
 import { normalizeGeneric } from '../providers/generic.js';
 import { createSimulatedFleet } from '../server/simulated-fleet.js';
@@ -106,6 +108,13 @@ const flatFactor = 1.25;
 
 /** The shares of its volume at which a process's memory is read: pushes accepted for an API, pushes processed for a worker. */
 const memoryCheckpoints = [0.1, 0.25, 0.5, 0.75, 1];
+/**
+ * The shares of pushes processed at which `--worker-heap-snapshots` has each worker write a heap
+ * snapshot: what two of them hold by constructor tells data kept from V8 sizing its heap. Writing
+ * one stops the worker for seconds and doubles its heap meanwhile, so such a run's rate and RSS
+ * are not figures.
+ */
+const snapshotShares = [0.1, 0.9];
 
 interface ProcessMemory {
   name: string;
@@ -193,6 +202,8 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
   // Caps the workers' V8 old space: a run that completes under a small cap shows resident memory
   // growing with the volume is the collector's lazy sizing, not data kept (bench/monitoring.ts).
   const workerHeapMiB = option('--worker-heap-mb', 0);
+  const snapshotFlag = args.indexOf('--worker-heap-snapshots');
+  const snapshotDir = snapshotFlag >= 0 ? args[snapshotFlag + 1] : undefined;
   const secret = 'bench-simulator-secret';
   const { url: databaseUrl, pool } = await freshDatabase('ingest');
   const { connectionId, vehicleIds } = await seed(pool, secret);
@@ -201,8 +212,16 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
   const batches = generateBatches(fleet, target, vehicleIds);
   const prefix = `{bench${Date.now()}}`;
   const env = serviceEnv(databaseUrl, prefix);
-  const workerEnv = workerHeapMiB > 0 ? { ...env, NODE_OPTIONS: `--max-old-space-size=${workerHeapMiB}` } : env;
+  const nodeOptions = [
+    ...(workerHeapMiB > 0 ? [`--max-old-space-size=${workerHeapMiB}`] : []),
+    ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
+  ];
+  const workerEnv = nodeOptions.length > 0 ? { ...env, NODE_OPTIONS: nodeOptions.join(' ') } : env;
   if (workerHeapMiB > 0) console.log(`worker old space capped at ${workerHeapMiB} MiB`);
+  if (snapshotDir) {
+    mkdirSync(snapshotDir, { recursive: true });
+    console.log(`worker heap snapshots at ${snapshotShares.join(', ')} of the volume into ${snapshotDir}`);
+  }
   const redis = createRedis(benchConfig, 'worker', benchLog);
   const queues = new Queues(redis, prefix);
 
@@ -279,11 +298,15 @@ export async function benchIngest(args: string[]): Promise<Record<string, unknow
 
     // Phase 1, throughput: push as fast as the API accepts; the worker drains the backlog.
     let workerCheckpoints = 0;
+    let snapshotsTaken = 0;
     const workerPoll = setInterval(() => {
       void pool
         .query<{ n: number }>(`SELECT count(*)::int AS n FROM ingest_inbox WHERE processed_at IS NOT NULL`)
         .then(({ rows }) => {
-          workerCheckpoints = readCheckpoints('worker', rows[0]!.n / batches.length, workerCheckpoints);
+          const share = rows[0]!.n / batches.length;
+          workerCheckpoints = readCheckpoints('worker', share, workerCheckpoints);
+          for (; snapshotDir && share >= (snapshotShares[snapshotsTaken] ?? Infinity); snapshotsTaken++)
+            for (const w of workers) w.process.kill('SIGUSR2');
         });
     }, 250);
     let next = 0;
