@@ -58,6 +58,9 @@ export function serviceEnv(databaseUrl: string, redisPrefix: string, extra: Reco
     REDIS_PREFIX: redisPrefix,
     SECRETS_KEY: benchConfig.secretsKey.toString('hex'),
     ADMIN_TOKEN: '',
+    // Benches read the memory of the pid they started: the worker itself, not a launcher that
+    // starts it under a cap (server/heap-cap.ts). A bench caps a worker with NODE_OPTIONS.
+    WORKER_HEAP_MIB: '0',
     ...extra,
   };
 }

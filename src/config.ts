@@ -274,6 +274,13 @@ const settings = {
       return prefix;
     },
   },
+  workerHeapMiB: integer(
+    'WORKER_HEAP_MIB',
+    2048,
+    0,
+    65_536,
+    "Cap on the V8 old space of a `worker` process, in MiB (Node's `--max-old-space-size`, set by starting the worker under it; it replaces one given in `NODE_OPTIONS`). Sized so four ingest jobs of 32 payloads of `BODY_LIMIT_BYTES` each fit (docs/performance.md, Ingestion); pushes near `INGEST_BODY_LIMIT_BYTES` need more. 0 leaves V8's default, a share of the machine's memory.",
+  ),
   scheduleCheckIntervalMs: integer(
     'SCHEDULE_CHECK_INTERVAL_MS',
     10_000,

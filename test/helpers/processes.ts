@@ -23,6 +23,7 @@ export async function freePort(): Promise<number> {
 
 export interface ServiceProcess {
   readonly port: number;
+  readonly pid: number;
   /** http://127.0.0.1:<port>: the API, or a worker's /healthz, /readyz and /metrics. */
   readonly url: string;
   /** kill -9, resolved once the process is gone. */
@@ -91,6 +92,9 @@ export function serviceEnv(t: TestApp, overrides: Record<string, string> = {}): 
     ADMIN_TOKEN: adminToken,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
+    // The process a test kills or stops is the worker itself, not a launcher that starts it under
+    // a heap cap (server/heap-cap.ts), unless the test asks for one.
+    WORKER_HEAP_MIB: '0',
     ...overrides,
   };
 }
@@ -139,6 +143,7 @@ export class ProcessGroup {
     );
     return {
       port: listenPort,
+      pid: child.pid!,
       url,
       kill: async () => {
         child.kill('SIGKILL');
