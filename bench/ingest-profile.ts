@@ -68,7 +68,6 @@ function timeStatements(client: PoolClient, times: StatementTimes): void {
 async function drain(
   url: string,
   admin: Pool,
-  ids: number[],
   concurrency: number,
 ): Promise<{ samples: number; wallUs: number; nodeUs: number; postgresUs: number; times: StatementTimes }> {
   const times: StatementTimes = new Map();
@@ -80,13 +79,13 @@ async function drain(
   times.clear();
   const meter = await startCpuMeter(admin, {});
   const started = process.hrtime.bigint();
-  let next = 0;
   let samples = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < ids.length) {
-        const outcome = await ingestInboxBatch(pool, ids[next++]!, adapters);
+      for (;;) {
+        const outcome = await ingestInboxBatch(pool, adapters);
         samples += outcome.rows.reduce((sum, row) => sum + row.samples, 0);
+        if (outcome.claimed === 0) return;
       }
     }),
   );
@@ -111,12 +110,11 @@ export async function benchIngestProfile(args: string[]): Promise<Record<string,
     const { url, pool } = await freshDatabase('ingest_profile');
     try {
       const { connectionId, vehicleIds } = await seed(pool, 'bench-simulator-secret');
-      const ids: number[] = [];
       for (const batch of generateBatches(benchFleet(), target, vehicleIds)) {
         const row = { connectionId, provider: 'simulator', contentType: 'application/json', cascade: true };
-        ids.push((await insertInboxRow(pool, { ...row, payload: batch.body, refreshId: null })).id);
+        await insertInboxRow(pool, { ...row, payload: batch.body, refreshId: null });
       }
-      passes.push({ concurrency, ...(await drain(url, pool, ids, concurrency)) });
+      passes.push({ concurrency, ...(await drain(url, pool, concurrency)) });
     } finally {
       await pool.end();
     }

@@ -60,6 +60,22 @@ export async function lockInboxRows(
   return result.rows;
 }
 
+/**
+ * Locks up to `limit` of the oldest pending rows: a drain's batch. SKIP LOCKED, so parallel drains
+ * take disjoint batches and a row another worker holds is that worker's. Parked rows are never taken.
+ */
+export async function lockPendingInboxRows(q: Queryable, limit: number): Promise<InboxRow[]> {
+  const result = await q.query<InboxRow>({
+    name: 'lock-pending-inbox-rows',
+    text: `SELECT ${inboxColumns} FROM ingest_inbox
+           WHERE processed_at IS NULL AND parked_at IS NULL
+           ORDER BY id LIMIT $1
+           FOR UPDATE SKIP LOCKED`,
+    values: [limit],
+  });
+  return result.rows;
+}
+
 export interface InboxOutcome {
   samples: number;
   skipped: number;
@@ -87,7 +103,7 @@ export async function markInboxProcessed(
   });
 }
 
-/** Rows still owed processing and received before `before` (the recover sweep, `ingest.recover`, re-enqueues them); parked rows wait for an operator. */
+/** Rows still owed processing and received before `before` (the recover sweep, `ingest.recover`, wakes their drains); parked rows wait for an operator. */
 export async function listPendingInboxIds(q: Queryable, before: Date, limit: number): Promise<number[]> {
   const result = await q.query<{ id: number }>(
     `SELECT id FROM ingest_inbox WHERE processed_at IS NULL AND parked_at IS NULL AND received_at < $1 ORDER BY id LIMIT $2`,

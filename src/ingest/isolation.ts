@@ -6,7 +6,7 @@
  * database shutting down) says nothing about the rows: it propagates and the job is retried.
  */
 import type { ProviderAdapter } from '../../providers/types.js';
-import { lockInboxRows, parkInboxRow, type ParkedRow } from '../db/inbox.js';
+import { lockPendingInboxRows, parkInboxRow, type ParkedRow } from '../db/inbox.js';
 import { withTransaction, type Pool } from '../db/pool.js';
 import { batchRows, processInbox, processInboxRows, type IngestOutcome } from './process-inbox.js';
 import { storableText } from './sanitize.js';
@@ -19,6 +19,8 @@ export interface IsolatedOutcome extends IngestOutcome {
   parked: ParkedOutcome[];
   /** The batch failed and its rows were processed one by one. */
   isolated: boolean;
+  /** Rows the batch locked: fewer than it asked for when no more were pending (or free to take). */
+  claimed: number;
 }
 
 /**
@@ -82,20 +84,19 @@ export async function processRowAlone(
   }
 }
 
-/** The ingest job: the job's row and a few more pending ones in one transaction, isolated on failure. */
+/** One batch of a drain: the oldest pending rows in one transaction, isolated on failure. */
 export async function ingestInboxBatch(
   pool: Pool,
-  inboxId: number,
   adapters: Readonly<Record<string, ProviderAdapter>>,
 ): Promise<IsolatedOutcome> {
   let picked: number[] = [];
   try {
     const outcome = await withTransaction(pool, async (tx) => {
-      const rows = await lockInboxRows(tx, inboxId, { includeProcessed: false, alsoPending: batchRows - 1 });
+      const rows = await lockPendingInboxRows(tx, batchRows);
       picked = rows.map((row) => row.id);
       return processInboxRows(tx, rows, adapters);
     });
-    return { ...outcome, parked: [], isolated: false };
+    return { ...outcome, parked: [], isolated: false, claimed: picked.length };
   } catch (error) {
     if (isTransientError(error) || picked.length === 0) throw error;
     const outcomes: IngestOutcome[] = [];
@@ -105,6 +106,6 @@ export async function ingestInboxBatch(
       outcomes.push(alone.outcome);
       if (alone.parked) parked.push(alone.parked);
     }
-    return { ...mergeOutcomes(outcomes), parked, isolated: true };
+    return { ...mergeOutcomes(outcomes), parked, isolated: true, claimed: picked.length };
   }
 }

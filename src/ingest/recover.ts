@@ -1,6 +1,6 @@
 /**
- * The ingest recovery sweep (`ingest.recover`): re-enqueues the inbox rows still owed processing
- * whose own enqueue never came (Redis down after the inbox insert committed, a job lost).
+ * The ingest recovery sweep (`ingest.recover`): wakes the drains of the inbox rows still owed
+ * processing whose own enqueue never came (Redis down after the inbox insert committed, a job lost).
  */
 import { listPendingInboxIds } from '../db/inbox.js';
 import type { Pool } from '../db/pool.js';

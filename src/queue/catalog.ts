@@ -57,17 +57,17 @@ export const jobCatalog = {
     everyMs: 60 * minute,
   }),
   /**
-   * Normalizes one inbox row (a push or a pulled page) into readings and latest state.
-   * Deduplicated per row while queued or running (src/queue/enqueue-ingest.ts), so re-enqueueing a
-   * queued row adds nothing while a row that needs another pass gets a new job; a retry after a
-   * crash is harmless because processing is idempotent.
+   * Processes pending inbox rows (pushes and pulled pages) into readings and latest state, a batch
+   * at a time until none is left (src/ingest/ingest-job.ts). One per shard, deduplicated while
+   * queued and kept once more while running (src/queue/enqueue-ingest.ts); a retry after a crash is
+   * harmless because processing is idempotent and rows are claimed with SKIP LOCKED.
    */
-  'ingest.process': job({
+  'ingest.drain': job({
     queue: 'ingest',
-    schema: Type.Object({ inboxId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    schema: Type.Object({ shard: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
     options: { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, ...retention },
   }),
-  /** Re-enqueues inbox rows left unprocessed (Redis lost, worker killed); every minute. */
+  /** Wakes the drains of inbox rows left unprocessed (Redis lost, worker killed); every minute. */
   'ingest.recover': job({
     queue: 'ingest',
     schema: empty,

@@ -1,25 +1,39 @@
-/** Producers of the ingest and pull jobs: inbox rows to process, one vehicle's refresh. */
+/** Producers of the ingest and pull jobs: the drains of pending inbox rows, one vehicle's refresh. */
 import { randomUUID } from 'node:crypto';
 import type { Queues } from './queues.js';
 
 /**
- * Queues one `ingest.process` job per inbox row, deduplicated per row while its job is queued:
- * enqueueing a queued row again adds nothing. An add while the row's job runs is kept and runs
- * after it: the row is committed before its job ends (the job still hands its vehicles to the
- * health stage), so a replay or recovery in that window would otherwise be dropped and the row
- * left pending until the next recovery sweep; the extra run finds the row done and does nothing
- * when it was not reset. Not a fixed job id: BullMQ keeps finished jobs for a while, and an add
- * under the id of a kept completed or failed job would do nothing, so a row that needs another pass
- * (its job failed for good, a replay) would never run again.
+ * Drain jobs (`ingest.drain`) that may run at once across all worker processes: room for four
+ * ingest worker processes at their concurrency of 4 (workers/index.ts). A drain that finds its
+ * rows taken by another costs one indexed SKIP LOCKED select.
+ */
+export const drainShards = 16;
+
+/** The drain a row wakes: spread by id, so a burst of one connection's pushes wakes them all. */
+export function drainShardOf(inboxId: number): number {
+  return inboxId % drainShards;
+}
+
+/**
+ * Wakes the drains of these inbox rows: one `ingest.drain` job per shard, not per row. A drain
+ * claims whatever rows are pending (src/ingest/ingest-job.ts), so a burst of pushes costs at most a
+ * queued and a following job per shard, and the queue's depth follows the inbox. Deduplicated per
+ * shard while queued: an add for a queued drain adds nothing, since that drain has not claimed yet
+ * and will find the row. An add while the shard's drain runs is kept and runs after it: that run
+ * may have made its last claim before the row committed. Not a fixed job id: BullMQ keeps finished
+ * jobs for a while, and an add under the id of a kept completed or failed job would do nothing.
  */
 export async function enqueueInboxRows(queues: Queues, inboxIds: readonly number[]): Promise<void> {
-  await queues.addBulk(
-    'ingest.process',
-    inboxIds.map((inboxId) => ({
-      payload: { inboxId },
-      options: { deduplicationId: `inbox-${inboxId}`, keepLastIfActive: true },
-    })),
-  );
+  await queues.addBulk('ingest.drain', [...new Set(inboxIds.map(drainShardOf))].map(drainJob));
+}
+
+/** Another run of one shard's drain, after the running one (a run that stopped with rows left). */
+export async function enqueueDrain(queues: Queues, shard: number): Promise<void> {
+  await queues.addBulk('ingest.drain', [drainJob(shard)]);
+}
+
+function drainJob(shard: number) {
+  return { payload: { shard }, options: { deduplicationId: `ingest-drain-${shard}`, keepLastIfActive: true } };
 }
 
 export interface QueuedRefresh {

@@ -196,7 +196,7 @@ function randomPoint(pushes: number, from = 0.2, to = 0.67): number {
 }
 
 /** The job of each worker kind that carries a push's derived state. */
-const pushJobs = { ingest: 'ingest.process', health: 'health.evaluate' } as const;
+const pushJobs = { ingest: 'ingest.drain', health: 'health.evaluate' } as const;
 
 /**
  * At a random point, once the running worker holds jobs of the pushes (their transactions open or

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../../providers/index.js';
 import { fleetctl } from '../../src/cli/fleetctl.js';
 import { listPendingInboxIds } from '../../src/db/inbox.js';
-import { runIngestJob } from '../../src/ingest/ingest-job.js';
+import { runIngestBatch } from '../../src/ingest/ingest-job.js';
 import { ingestInboxBatch } from '../../src/ingest/isolation.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createLogger } from '../../src/log.js';
@@ -97,18 +97,17 @@ afterAll(() => t.close());
 
 describe('a poisoned inbox row', () => {
   it('is parked with its error while the good rows of its batch, of its tenant and of another, are stored', async () => {
-    const first = await push(acme, 1, 40);
+    await push(acme, 1, 40);
     poisonId = await push(acme, 2, 13.13);
     await push(globex, 1, 50);
     await push(acme, 3, 41);
 
     const metrics = createMetrics('test');
-    const result = await runIngestJob(
+    const result = await runIngestBatch(
       { pool: t.pool, queues: t.queues, log: createLogger('silent'), metrics },
-      first,
       adapters,
     );
-    expect(result).toMatchObject({ inboxId: first, rows: 3, parked: 1 });
+    expect(result).toMatchObject({ claimed: 4, rows: 3, parked: 1 });
     expect(await fuelReadings(acme.vehicleId)).toEqual([40, 41]);
     expect(await fuelReadings(globex.vehicleId)).toEqual([50]);
     const parked = await inboxRow(poisonId);
@@ -123,7 +122,7 @@ describe('a poisoned inbox row', () => {
 
   it('is never picked again, by a job or by the recovery sweep', async () => {
     expect(await listPendingInboxIds(t.pool, new Date(Date.now() + 3600_000), 100)).not.toContain(poisonId);
-    const again = await ingestInboxBatch(t.pool, poisonId, adapters);
+    const again = await ingestInboxBatch(t.pool, adapters);
     expect(again).toMatchObject({ rows: [], parked: [], isolated: false });
     expect((await inboxRow(poisonId)).failed_attempts).toBe(1);
   });
@@ -270,11 +269,11 @@ describe('a transient failure', () => {
       CREATE TRIGGER simulate_serialization_failure BEFORE INSERT ON readings
         FOR EACH ROW EXECUTE FUNCTION simulate_serialization_failure();`);
     const id = await push(globex, 7, 77.77);
-    await expect(ingestInboxBatch(t.pool, id, adapters)).rejects.toMatchObject({ code: '40001' });
+    await expect(ingestInboxBatch(t.pool, adapters)).rejects.toMatchObject({ code: '40001' });
     expect(await inboxRow(id)).toEqual({ processed_at: null, parked_at: null, failed_attempts: 0, error: null });
 
     await t.pool.query(`DROP TRIGGER simulate_serialization_failure ON readings`);
-    const retried = await ingestInboxBatch(t.pool, id, adapters);
+    const retried = await ingestInboxBatch(t.pool, adapters);
     expect(retried.rows.map((r) => r.inboxId)).toEqual([id]);
     expect(await fuelReadings(globex.vehicleId)).toEqual([50, 77.77]);
   });

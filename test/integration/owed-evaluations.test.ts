@@ -9,7 +9,7 @@ import { adapters } from '../../providers/index.js';
 import { insertInboxRow } from '../../src/db/inbox.js';
 import { lockOwedEvaluations } from '../../src/db/owed-evaluations.js';
 import { withTransaction } from '../../src/db/pool.js';
-import { runIngestJob } from '../../src/ingest/ingest-job.js';
+import { runIngestBatch } from '../../src/ingest/ingest-job.js';
 import { ingestInboxBatch } from '../../src/ingest/isolation.js';
 import { mergeOwedEvaluations, relayOwedEvaluations } from '../../src/ingest/owed-evaluations.js';
 import { createLogger } from '../../src/log.js';
@@ -84,10 +84,10 @@ const sorted = (ids: string[]) => [...ids].sort();
 
 describe('evaluations owed by an ingest batch', () => {
   it('are recorded in the batch transaction, one record with each vehicle under its cascade flag', async () => {
-    const first = await storeRow(['owed-1', 'owed-2'], true);
+    await storeRow(['owed-1', 'owed-2'], true);
     await storeRow(['owed-2', 'owed-3'], false);
     // Committed, and nothing enqueued: the process died right after the commit.
-    const outcome = await ingestInboxBatch(t.pool, first, adapters);
+    const outcome = await ingestInboxBatch(t.pool, adapters);
     expect(outcome.rows).toHaveLength(2);
     expect(outcome.owedIds).toHaveLength(1);
     // owed-2 came with cascade in one row and without in the other: owed once, with cascade.
@@ -98,10 +98,9 @@ describe('evaluations owed by an ingest batch', () => {
   });
 
   it('are enqueued by the job right after the commit, and then no longer owed', async () => {
-    const id = await storeRow(['owed-1', 'owed-3'], true);
-    const result = await runIngestJob(
+    await storeRow(['owed-1', 'owed-3'], true);
+    const result = await runIngestBatch(
       { pool: t.pool, queues: t.queues, log: createLogger('silent'), metrics: createMetrics('test') },
-      id,
       adapters,
     );
     expect(result).toMatchObject({ rows: 1, vehicles: 2 });
@@ -116,10 +115,9 @@ describe('evaluations owed by an ingest batch', () => {
     try {
       await lostQueues.queue('health').getJobCounts();
       lost.disconnect();
-      const id = await storeRow(['owed-2'], false);
-      await runIngestJob(
+      await storeRow(['owed-2'], false);
+      await runIngestBatch(
         { pool: t.pool, queues: lostQueues, log: createLogger('silent'), metrics: createMetrics('test') },
-        id,
         adapters,
       );
       expect(await owedRows()).toEqual([{ cascade: [], noCascade: [vehicles['owed-2']] }]);
@@ -140,7 +138,8 @@ describe('evaluations owed by an ingest batch', () => {
   });
 
   it("are left to their own enqueue while younger than the relay interval, on the database's clock", async () => {
-    await ingestInboxBatch(t.pool, await storeRow(['owed-1'], true), adapters);
+    await storeRow(['owed-1'], true);
+    await ingestInboxBatch(t.pool, adapters);
     const relay = () => relayOwedEvaluations({ pool: t.pool, queues: t.queues }, 5000);
     expect(await relay()).toEqual({ records: 0, evaluations: 0 });
     expect(await owedRows()).toHaveLength(1);
@@ -154,9 +153,12 @@ describe('evaluations owed by an ingest batch', () => {
   });
 
   it('are relayed once by relays in parallel: a record another relay holds is skipped', async () => {
-    await ingestInboxBatch(t.pool, await storeRow(['owed-1'], true), adapters);
-    await ingestInboxBatch(t.pool, await storeRow(['owed-2'], false), adapters);
-    await ingestInboxBatch(t.pool, await storeRow(['owed-3'], true), adapters);
+    await storeRow(['owed-1'], true);
+    await ingestInboxBatch(t.pool, adapters);
+    await storeRow(['owed-2'], false);
+    await ingestInboxBatch(t.pool, adapters);
+    await storeRow(['owed-3'], true);
+    await ingestInboxBatch(t.pool, adapters);
 
     // Another relay holds the oldest record (it is between its lock and its commit).
     const held = await t.pool.connect();
@@ -196,7 +198,8 @@ describe('evaluations owed by an ingest batch', () => {
 
 describe('the health.relay job', () => {
   it('runs on its schedule in a health worker and enqueues what a crash left owed', async () => {
-    await ingestInboxBatch(t.pool, await storeRow(['owed-3'], false), adapters);
+    await storeRow(['owed-3'], false);
+    await ingestInboxBatch(t.pool, adapters);
     await withTransaction(t.pool, (tx) =>
       tx.query(`UPDATE health_evaluations_owed SET owed_at = owed_at - interval '1 minute'`),
     );
