@@ -8,7 +8,8 @@
  *   `GET /api/v1/vehicles/:id` on the read API is polled until the level shows; the time from the
  *   push being sent to that answer is one sample.
  * `GET /stats` answers the counts so far and the probe samples since the previous call.
- * Usage: node soak-driver.js '<DriverOptions as JSON>'.
+ * Usage: node soak-driver.js, with the DriverOptions as JSON on stdin: they hold the push secret
+ * and the API key, which a command line would show to every user of the machine (ps).
  */
 import { createServer } from 'node:http';
 import { createSimulatedFleet } from '../server/simulated-fleet.js';
@@ -40,7 +41,13 @@ export interface DriverStats {
   visibleMs: number[];
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as DriverOptions;
+async function readInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const options = JSON.parse(await readInput()) as DriverOptions;
 const maxInFlight = 16;
 const refillReadings = 20_000;
 const pacingIntervalMs = 20;

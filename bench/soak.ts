@@ -292,10 +292,11 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
     const driver = await start(
       'load driver',
       'bench/soak-driver.js',
-      [JSON.stringify(driverOptions)],
+      [],
       {},
       ports.driver,
       '/stats',
+      JSON.stringify(driverOptions),
     );
 
     // Core run events at a steady rate, each transaction followed by its relay request.

@@ -98,6 +98,8 @@ export async function startService(
   env: Record<string, string>,
   port: number,
   readyPath: string,
+  /** Written to the process's stdin, then closed: secrets stay off its command line (visible in ps). */
+  input?: string,
 ): Promise<Service> {
   const url = `http://127.0.0.1:${port}`;
   if (
@@ -111,8 +113,9 @@ export async function startService(
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, join(projectRoot, 'dist', script), ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'inherit', 'inherit'],
   });
+  child.stdin?.end(input);
   running.add(child);
   child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 30_000;
