@@ -14,13 +14,6 @@ import { manualSources, odometerSignals, type LatestSample } from '../domain/sam
 import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
-export interface VehicleSummary {
-  vehicleId: string;
-  newestAt: Date;
-  /** Newest provider ECU odometer time in this payload (decides manual odometer writes). */
-  ecuOdometerAt: Date | null;
-}
-
 export interface UnmappedCount {
   connectionId: string;
   providerVehicleId: string;

@@ -112,7 +112,7 @@ export async function processInboxRows(
     const vehicleIds = mapped.get(row.connectionId) ?? new Map<string, string>();
     const plan = planIngest(clean.samples, clean.events, vehicleIds, row.provider, row.connectionId, row.cascade);
     plans.push(plan);
-    if (row.cascade) for (const vehicle of plan.vehicles) cascadeVehicles.add(vehicle.vehicleId);
+    if (row.cascade) for (const vehicleId of plan.vehicleIds) cascadeVehicles.add(vehicleId);
     const unmapped = plan.unmapped.reduce((sum, u) => sum + u.samples, 0);
     outcomes.push({
       ...base,
@@ -131,10 +131,7 @@ export async function processInboxRows(
   const stored = (await copyNewReadings(tx, plan.readings))
     ? plan.readings
     : (await insertReadings(tx, plan.readings)).rolled;
-  await lockVehiclesForState(
-    tx,
-    plan.vehicles.map((v) => v.vehicleId),
-  );
+  await lockVehiclesForState(tx, plan.vehicleIds);
   await upsertReadingRollups(tx, stored);
   const vehiclesWithNewState = await writeLatestState(tx, plan.latest);
   const vehiclesWithNewEvents = await insertVehicleEvents(tx, plan.events);
