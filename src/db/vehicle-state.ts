@@ -101,19 +101,27 @@ export async function lockVehiclesForState(q: Queryable, vehicleIds: readonly st
 export async function writeLatestState(q: Queryable, latest: readonly LatestSample[]): Promise<string[]> {
   if (latest.length === 0) return [];
   // The rows are locked (lockVehiclesForState, lockVehicle), so the statement's snapshot of them is
-  // the one it updates. Only ids come back: the values are already here.
+  // the one it updates. Each step is materialized: inlined, a sample's verdict (and the ownership
+  // probe in it) was computed once per aggregate that reads it, 1.7 s for 7,840 samples. Only ids
+  // come back: the values are already here.
   const result = await q.query<{ vehicleId: string }>({
     name: 'write-latest-state',
-    text: `WITH sample AS (
-             SELECT r.v, r.s, r.t, r.t::timestamptz AS at, r.j, r.o, r.s = ANY ($2::text[]) AS odometer,
-                    r.t::timestamptz > coalesce((ve.signals -> 'observed_at' ->> r.s)::timestamptz, '-infinity')
-                      AND (r.s = ANY ($2::text[]) OR r.t::timestamptz >= coalesce(${ownedSinceSql('r.v')}, '-infinity'))
-                      AS won,
-                    CASE WHEN r.s = ANY ($2::text[]) THEN ve.odometer_values -> r.s
-                         WHEN jsonb_typeof(ve.signals -> r.s) = 'object' THEN (ve.signals -> r.s) - 'as_of'
-                         ELSE ve.signals -> r.s END AS stored
+    text: `WITH sample AS MATERIALIZED (
+             SELECT r.v, r.s, r.t, r.t::timestamptz AS at, r.j, r.o, r.s = ANY ($2::text[]) AS odometer
              FROM json_to_recordset($1::json) AS r(v uuid, s text, t text, j jsonb, o text)
-             JOIN vehicles ve ON ve.id = r.v
+           ),
+           stored AS MATERIALIZED (
+             SELECT ve.id, ve.signals -> 'observed_at' AS observed, ve.signals AS signals, ve.odometer_values,
+                    coalesce(${ownedSinceSql('ve.id')}, '-infinity') AS owned_since
+             FROM vehicles ve WHERE ve.id IN (SELECT v FROM sample)
+           ),
+           judged AS MATERIALIZED (
+             SELECT x.v, x.s, x.t, x.at, x.j, x.o, x.odometer,
+                    x.at > coalesce((c.observed ->> x.s)::timestamptz, '-infinity') AND (x.odometer OR x.at >= c.owned_since) AS won,
+                    CASE WHEN x.odometer THEN c.odometer_values -> x.s
+                         WHEN jsonb_typeof(c.signals -> x.s) = 'object' THEN (c.signals -> x.s) - 'as_of'
+                         ELSE c.signals -> x.s END AS stored
+             FROM sample x JOIN stored c ON c.id = x.v
            ),
            patch AS (
              SELECT v,
@@ -127,7 +135,7 @@ export async function writeLatestState(q: Queryable, latest: readonly LatestSamp
                       AS value_changed,
                     max(at) AS newest_at,
                     max(at) FILTER (WHERE s = 'odometer_km' AND o <> ALL ($3::text[])) AS ecu_odometer_at
-             FROM sample GROUP BY v HAVING bool_or(won)
+             FROM judged GROUP BY v HAVING bool_or(won)
            )
            UPDATE vehicles v SET
              signals = v.signals || p.signals
