@@ -46,11 +46,24 @@ async function seedSweepFleet(pool: Pool): Promise<void> {
      FROM vehicles v
      CROSS JOIN (VALUES ('odometer_km', 0, 50000.0), ('battery_voltage', 1, 12.6), ('fuel_percent', 2, 55.0), ('coolant_temp_c', 3, 88.0)) AS s(signal, n, value)`,
   );
-  // Ingest keeps each signal's latest sample beside the readings; the sweep reads it first.
+  // Ingest keeps each signal's latest sample in the vehicle row beside the readings (its time under
+  // observed_at, which the sweep reads first; the odometer's value in odometer_values).
   await pool.query(
-    `INSERT INTO vehicle_signals (vehicle_id, signal, recorded_at, value, source, value_changed_at)
-     SELECT DISTINCT ON (vehicle_id, signal) vehicle_id, signal, recorded_at, to_jsonb(value_num), source, recorded_at
-     FROM readings ORDER BY vehicle_id, signal, recorded_at DESC`,
+    `WITH latest AS (
+       SELECT DISTINCT ON (vehicle_id, signal) vehicle_id, signal, recorded_at, value_num
+       FROM readings ORDER BY vehicle_id, signal, recorded_at DESC
+     )
+     UPDATE vehicles v SET
+       signals = v.signals || l.values || jsonb_build_object('observed_at', l.observed),
+       odometer_values = coalesce(l.odometers, '{}')
+     FROM (
+       SELECT vehicle_id,
+              jsonb_object_agg(signal, value_num) FILTER (WHERE signal <> 'odometer_km') AS values,
+              jsonb_object_agg(signal, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) AS observed,
+              jsonb_object_agg(signal, value_num) FILTER (WHERE signal = 'odometer_km') AS odometers
+       FROM latest GROUP BY vehicle_id
+     ) l
+     WHERE v.id = l.vehicle_id`,
   );
 }
 

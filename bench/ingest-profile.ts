@@ -15,7 +15,7 @@ import { benchFleet, generateBatches, seed } from './ingest.js';
 import { benchLog, freshDatabase, printTable, startCpuMeter } from './support.js';
 
 /** The statements that write a vehicle's state (latest samples and read model) once it is locked. */
-const stateWrites = ['upsert-latest-signals', 'apply-vehicle-state'];
+const stateWrites = ['write-latest-state'];
 /** The worker's CPU per sample four jobs at once before issue 20 (docs/performance.md, 2026-11-24, quiet machine). */
 const workerCpuBeforeUs = 8.0;
 

@@ -134,10 +134,11 @@ export interface NewSample extends RuleSample {
  * watermarks are read here rather than sent: 10 windows per vehicle cost more to encode than to
  * look up. Each (vehicle, signal) is one ordered scan of the primary key.
  *
- * Only the rule signals whose latest sample (`vehicle_signals`, upserted in the transaction of
- * every stored reading: ingest and the manual odometer) is newer than the watermark are scanned:
- * a signal a vehicle never reported, or with nothing new since its last evaluation, costs one key
- * lookup instead of a probe of every `readings` partition (most of a steady sweep's time). That
+ * Only the rule signals whose latest sample (its time in the vehicle row's `signals.observed_at`,
+ * written in the transaction of every stored reading: ingest and the manual odometer) is newer
+ * than the watermark are scanned: a signal a vehicle never reported, or with nothing new since its
+ * last evaluation, costs a look at the vehicle row instead of a probe of every `readings`
+ * partition (most of a steady sweep's time). That
  * latest sample also bounds each scan from above (nothing of the signal is newer), so Postgres
  * prunes the partitions after it at run time: the months ahead that `ensureReadingPartitions`
  * keeps ready, three of the six partitions a first feed would otherwise probe. The detectors'
@@ -159,10 +160,14 @@ export async function loadNewSamples(
     name: 'load-new-samples',
     text: `WITH windows AS (
              SELECT l.vehicle_id, l.signal, w.since, l.recorded_at AS until
-             FROM vehicle_signals l
+             FROM vehicles ve
+             CROSS JOIN LATERAL (
+               SELECT ve.id AS vehicle_id, o.key AS signal, o.value::timestamptz AS recorded_at
+               FROM jsonb_each_text(ve.signals -> 'observed_at') o WHERE o.key = ANY($2::text[])
+             ) l
              LEFT JOIN vehicle_health_state h ON h.vehicle_id = l.vehicle_id
              CROSS JOIN LATERAL (SELECT coalesce((h.fed_through ->> l.signal)::timestamptz, 'epoch') AS since) w
-             WHERE l.vehicle_id = ANY($1::uuid[]) AND l.signal = ANY($2::text[]) AND l.recorded_at > w.since
+             WHERE ve.id = ANY($1::uuid[]) AND l.recorded_at > w.since
              UNION ALL
              SELECT *, 'infinity'::timestamptz FROM unnest($3::uuid[], $4::text[], $5::timestamptz[])
            )

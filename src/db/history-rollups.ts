@@ -147,9 +147,10 @@ function utcDay(t: Date): string {
 /**
  * Adds the share of `stored` (readings the batch stored, of the rolled-up signals) to both
  * rollups, in key order. Run before the batch's latest state is written: a vehicle's first engine
- * state in the batch is compared with the latest state before it (vehicle_signals: one key lookup,
- * where the readings table would need one per partition; a batch older than the latest state
- * counts no trip for its first reading).
+ * state in the batch is compared with the latest state before it (the vehicle row's `signals`: one
+ * key lookup, where the readings table would need one per partition; a vehicle that never reported
+ * its engine state counts as off; a batch older than the latest state counts no trip for its first
+ * reading).
  */
 export async function upsertReadingRollups(q: Queryable, stored: readonly ReadingRow[]): Promise<void> {
   const terms = rollupTerms(stored);
@@ -180,8 +181,9 @@ export async function upsertReadingRollups(q: Queryable, stored: readonly Readin
              SELECT x.v, x.day, 0, 0, 0, 0, x.trips FROM doc, json_to_recordset(doc.d -> 'trips') AS x(v uuid, day date, trips int)
              UNION ALL
              SELECT x.v, x.day, 0, 0, 0, 0, 1 FROM doc, json_to_recordset(doc.d -> 'first_trips') AS x(v uuid, day date, t timestamptz)
-             WHERE coalesce((SELECT CASE WHEN l.recorded_at < x.t THEN l.value #>> '{}' ELSE 'unknown' END FROM vehicle_signals l
-                             WHERE l.vehicle_id = x.v AND l.signal = 'engine_state'), 'off') = 'off'
+             WHERE coalesce((SELECT CASE WHEN (ve.signals -> 'observed_at' ->> 'engine_state')::timestamptz < x.t THEN ve.signals ->> 'engine_state'
+                                         WHEN ve.signals -> 'observed_at' ? 'engine_state' THEN 'unknown' END
+                             FROM vehicles ve WHERE ve.id = x.v), 'off') = 'off'
            )
            INSERT INTO driving_daily AS d (vehicle_id, day, speed_samples, moving_samples, highway_samples, moving_kph_sum, trips)
            SELECT v, day, sum(speed_samples), sum(moving_samples), sum(highway_samples), sum(moving_kph_sum), sum(trips)

@@ -5,8 +5,9 @@
  * - sample: one value of one signal of one vehicle at the time the vehicle (not we) recorded it.
  * - reading: a stored sample (table `readings`); repeated samples are stored once.
  * - provider event: a discrete occurrence reported by a provider (harsh braking, crash).
- * - vehicle state: the newest sample of each signal (table `vehicle_signals`), from which the
- *   vehicle read model's `signals` is built.
+ * - vehicle state: the newest sample of each signal, kept in the vehicle row: its time under
+ *   `signals.observed_at`, its value in the read model's `signals` (the odometer series' in
+ *   `odometer_values`).
  *
  * Units are in the names and always metric: km, kph, volts, °C, kPa, percent 0–100, hours.
  */

@@ -1,7 +1,8 @@
 /**
  * Processes locked inbox rows inside the caller's transaction: adapter.normalize → sanitation →
- * vehicle mapping → readings (idempotent) → vehicle rows locked → history rollups → latest state (newer wins) →
- * read model → events → unmapped counts → rows marked processed → the health evaluations owed.
+ * vehicle mapping → readings (idempotent) → vehicle rows locked → history rollups → latest state
+ * (one write of each vehicle row, newer wins per signal) → events → unmapped counts → rows marked
+ * processed → the health evaluations owed.
  * Re-running it for the same rows adds nothing.
  *
  * Under load a job takes a few more pending rows with it (one transaction, one statement per
@@ -15,12 +16,11 @@ import { lockInboxRows, markInboxProcessed, type InboxOutcome, type InboxRow } f
 import { insertOwedEvaluations } from '../db/owed-evaluations.js';
 import type { PoolClient } from '../db/pool.js';
 import {
-  applyVehicleState,
   insertVehicleEvents,
   lockVehiclesForState,
   mapProviderVehicles,
   recordUnmappedSamples,
-  upsertLatestSignals,
+  writeLatestState,
 } from '../db/vehicle-state.js';
 import { mergePlans, planIngest, type IngestPlan } from './ingest-plan.js';
 import { rejectedCount, sanitizeNormalized, type RejectReason } from './sanitize.js';
@@ -112,7 +112,7 @@ export async function processInboxRows(
     const vehicleIds = mapped.get(row.connectionId) ?? new Map<string, string>();
     const plan = planIngest(clean.samples, clean.events, vehicleIds, row.provider, row.connectionId, row.cascade);
     plans.push(plan);
-    if (row.cascade) for (const vehicle of plan.vehicles) cascadeVehicles.add(vehicle.vehicleId);
+    if (row.cascade) for (const vehicleId of plan.vehicleIds) cascadeVehicles.add(vehicleId);
     const unmapped = plan.unmapped.reduce((sum, u) => sum + u.samples, 0);
     outcomes.push({
       ...base,
@@ -131,13 +131,9 @@ export async function processInboxRows(
   const stored = (await copyNewReadings(tx, plan.readings))
     ? plan.readings
     : (await insertReadings(tx, plan.readings)).rolled;
-  await lockVehiclesForState(
-    tx,
-    plan.vehicles.map((v) => v.vehicleId),
-  );
+  await lockVehiclesForState(tx, plan.vehicleIds);
   await upsertReadingRollups(tx, stored);
-  const changes = await upsertLatestSignals(tx, plan.latest);
-  await applyVehicleState(tx, changes, new Map(plan.vehicles.map((v) => [v.vehicleId, v])));
+  const vehiclesWithNewState = await writeLatestState(tx, plan.latest);
   const vehiclesWithNewEvents = await insertVehicleEvents(tx, plan.events);
   for (const connectionId of new Set(plan.unmapped.map((u) => u.connectionId))) {
     await recordUnmappedSamples(
@@ -149,7 +145,7 @@ export async function processInboxRows(
   if (outcomes.length > 0) await markInboxProcessed(tx, outcomes);
 
   // A vehicle with only new provider events is evaluated too: the monitoring detectors read them.
-  const changedVehicleIds = [...new Set([...changes.map((c) => c.vehicleId), ...vehiclesWithNewEvents])];
+  const changedVehicleIds = [...new Set([...vehiclesWithNewState, ...vehiclesWithNewEvents])];
   const cascadeVehicleIds = changedVehicleIds.filter((id) => cascadeVehicles.has(id));
   // Last, so the row is as young as the commit: the relay leaves young rows to the job's own enqueue.
   const owedIds =

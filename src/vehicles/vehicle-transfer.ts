@@ -7,7 +7,7 @@
  * it must be completed or dismissed first.
  *
  * The new owner sees the vehicle's data only from `at` on (docs/ownership.md): the
- * latest state and the read model keep the odometer and what was taken from `at` on, and the
+ * latest state (the read model) keeps the odometer and what was taken from `at` on, and the
  * health state restarts from the link state (the trusted odometer) and is evaluated over the new
  * span, all in this transaction. Every later read (live detectors, dry run, `signals`) starts at
  * the new span by itself. The caller hands that evaluation's summary, after the commit, to
@@ -25,7 +25,7 @@ import {
 } from '../db/ownership.js';
 import type { PoolClient } from '../db/pool.js';
 import { lockOpenRunOfVehicle } from '../db/runs.js';
-import { dropLatestSignalsBefore, dropReadModelBefore } from '../db/vehicle-state.js';
+import { dropReadModelBefore } from '../db/vehicle-state.js';
 import { findVehicle, lockVehicle } from '../db/vehicles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
 import { restartHealthForNewOwner, type EvaluationSummary } from '../evaluation/evaluate-vehicles.js';
@@ -63,7 +63,6 @@ export async function transferVehicle(
   await endOwnership(tx, vehicleId, when);
   await startOwnership(tx, vehicleId, toCompanyId, when);
   await moveVehicleToCompany(tx, vehicleId, toCompanyId);
-  await dropLatestSignalsBefore(tx, vehicleId, when);
   await dropReadModelBefore(tx, vehicleId, when);
   await endVehicleSubscriptions(tx, vehicleId, fromCompanyId);
   const evaluation = await restartHealthForNewOwner(tx, vehicleId, now);

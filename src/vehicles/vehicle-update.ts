@@ -6,7 +6,7 @@ import type { OdometerSignal, VehicleRecord } from '../domain/vehicle.js';
 import { AppError, notFound } from '../errors.js';
 import { upsertReadingRollups } from '../db/history-rollups.js';
 import { insertReadings } from '../db/readings.js';
-import { applyVehicleState, upsertLatestSignals } from '../db/vehicle-state.js';
+import { writeLatestState } from '../db/vehicle-state.js';
 import { findVehicle, lockVehicle, updateVehicleAttributes, type VehicleAttributePatch } from '../db/vehicles.js';
 import type { PoolClient } from '../db/pool.js';
 import { decideManualOdometer } from './manual-odometer.js';
@@ -44,10 +44,9 @@ export async function updateVehicleByIntegrator(
     ]);
     await upsertReadingRollups(tx, stored.rolled);
     // The same latest-state path as provider samples: newer wins, signals rebuilt, updated_at moves.
-    const changes = await upsertLatestSignals(tx, [
+    await writeLatestState(tx, [
       { vehicleId, signal: 'odometer_km', recordedAt: now, value: decision.km, source: 'manual' },
     ]);
-    await applyVehicleState(tx, changes, new Map([[vehicleId, { vehicleId, newestAt: now, ecuOdometerAt: null }]]));
   }
 
   const patch: VehicleAttributePatch = {};

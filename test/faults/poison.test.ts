@@ -198,10 +198,10 @@ describe('poison pushes from one tenant', () => {
     );
     expect(unmapped.rows[0].n).toBe(0);
     const reserved = await t.pool.query(
-      `SELECT signal FROM vehicle_signals WHERE vehicle_id = $1 AND signal IN ('odometer', 'observed_at')`,
+      `SELECT signals -> 'observed_at' ?| ARRAY['odometer', 'observed_at'] AS observed FROM vehicles WHERE id = $1`,
       [trustedVehicleId],
     );
-    expect(reserved.rows).toEqual([]);
+    expect(reserved.rows).toEqual([{ observed: false }]);
 
     const vehicle = await t.api('GET', `/vehicles/${trustedVehicleId}`, poisoned.key);
     expect(vehicle.statusCode).toBe(200);

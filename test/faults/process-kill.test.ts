@@ -65,9 +65,8 @@ async function expectEveryReadingStoredOnce(plan: PushStreamPlan & { connectionI
   // The latest state holds the newest reading of each vehicle and signal, whatever order batches ran in.
   expect(await countLatestState(t.pool, plan.readings)).toEqual({
     latest: latestPairs,
-    rows: latestPairs,
-    matchingRows: latestPairs,
-    matchingReadModel: latestPairs,
+    signals: latestPairs,
+    matching: latestPairs,
   });
 }
 

@@ -230,36 +230,28 @@ export function latestReadings(expected: readonly ExpectedReading[]): ExpectedRe
 }
 
 /**
- * How the latest state agrees with the newest readings: rows of vehicle_signals for the
- * connections' vehicles, how many hold the newest reading, and how many vehicle read models show
- * its value and time.
+ * How the latest state agrees with the newest readings: the signals the connections' vehicles
+ * hold a latest sample of (keys of `signals.observed_at`), and how many vehicle rows show the
+ * newest reading's value and time.
  */
 export async function countLatestState(
   pool: Pool,
   expected: readonly ExpectedReading[],
-): Promise<{ latest: number; rows: number; matchingRows: number; matchingReadModel: number }> {
+): Promise<{ latest: number; signals: number; matching: number }> {
   const latest = latestReadings(expected);
   const connectionIds = [...new Set(expected.map((r) => r.connectionId))];
-  const rows = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM vehicle_signals vs JOIN vehicles ve ON ve.id = vs.vehicle_id
+  const signals = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM vehicles ve CROSS JOIN jsonb_object_keys(ve.signals -> 'observed_at')
      WHERE ve.provider_connection_id = ANY($1::uuid[])`,
     [connectionIds],
   );
-  const matching = await pool.query<{ rows: number; model: number }>(
-    `SELECT count(vs.vehicle_id)::int AS rows,
-            count(*) FILTER (WHERE (ve.signals ->> e.s)::float8 = e.n
-                               AND (ve.signals -> 'observed_at' ->> e.s)::timestamptz = e.t)::int AS model
+  const matching = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n
      FROM ${expectedRows}
-     LEFT JOIN vehicle_signals vs ON vs.vehicle_id = ve.id AND vs.signal = e.s AND vs.recorded_at = e.t
-                                 AND vs.value = to_jsonb(e.n)`,
+     WHERE (ve.signals ->> e.s)::float8 = e.n AND (ve.signals -> 'observed_at' ->> e.s)::timestamptz = e.t`,
     [expectedJson(latest)],
   );
-  return {
-    latest: latest.length,
-    rows: rows.rows[0]!.n,
-    matchingRows: matching.rows[0]!.rows,
-    matchingReadModel: matching.rows[0]!.model,
-  };
+  return { latest: latest.length, signals: signals.rows[0]!.n, matching: matching.rows[0]!.n };
 }
 
 export interface InboxSummary {

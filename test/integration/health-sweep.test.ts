@@ -23,10 +23,11 @@ beforeAll(async () => {
      SELECT id, 'battery_voltage', as_of, 12.6, 'samsara' FROM vehicles WHERE company_id = $1`,
     [company.id],
   );
-  // As ingest does: each signal's latest sample beside the readings (the sweep reads it first).
+  // As ingest does: each signal's latest sample in the vehicle row (the sweep reads its time first).
   await t.pool.query(
-    `INSERT INTO vehicle_signals (vehicle_id, signal, recorded_at, value, source, value_changed_at)
-     SELECT id, 'battery_voltage', as_of, '12.6', 'samsara', as_of FROM vehicles WHERE company_id = $1`,
+    `UPDATE vehicles SET signals = jsonb_build_object('battery_voltage', 12.6, 'observed_at',
+       jsonb_build_object('battery_voltage', to_char(as_of AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+     WHERE company_id = $1`,
     [company.id],
   );
 });

@@ -41,6 +41,56 @@ describe('migrations', () => {
     }
   });
 
+  it('0032 folds vehicle_signals into the vehicle row: odometer values, and times only the table held', async () => {
+    const name = testDatabaseName();
+    const url = databaseUrl(name);
+    await ensureDatabase(url);
+    const pool = createPool(url, 1, log);
+    try {
+      const all = readMigrations();
+      await migrate(
+        pool,
+        log,
+        all.filter((m) => m.id < '0032'),
+      );
+      const vehicle = (
+        await pool.query(
+          `WITH company AS (INSERT INTO companies (name) VALUES ('Acme') RETURNING id)
+           INSERT INTO vehicles (company_id, signals)
+           SELECT id, '{"fuel_percent": 62, "observed_at": {"fuel_percent": "2026-11-20T10:01:00.000Z", "odometer_km": "2026-11-20T10:03:00.000Z"}}'
+           FROM company RETURNING id`,
+        )
+      ).rows[0].id;
+      await pool.query(
+        `INSERT INTO vehicle_signals (vehicle_id, signal, recorded_at, value, source, value_changed_at)
+         VALUES ($1, 'fuel_percent', '2026-11-20T10:01:00Z', '62', 'samsara', '2026-11-20T10:01:00Z'),
+                ($1, 'odometer_km', '2026-11-20T10:03:00Z', '1000.5', 'samsara', '2026-11-20T10:03:00Z'),
+                ($1, 'battery_voltage', '2026-11-20T10:04:00.123Z', '12.6', 'samsara', '2026-11-20T10:04:00.123Z')`,
+        [vehicle],
+      );
+      await migrate(pool, log, all);
+      const { rows } = await pool.query(
+        `SELECT signals, odometer_values, to_regclass('vehicle_signals') AS tbl FROM vehicles WHERE id = $1`,
+        [vehicle],
+      );
+      expect(rows[0]).toEqual({
+        signals: {
+          fuel_percent: 62,
+          observed_at: {
+            fuel_percent: '2026-11-20T10:01:00.000Z',
+            odometer_km: '2026-11-20T10:03:00.000Z',
+            battery_voltage: '2026-11-20T10:04:00.123Z',
+          },
+        },
+        odometer_values: { odometer_km: 1000.5 },
+        tbl: null,
+      });
+    } finally {
+      await pool.end();
+      await dropDatabase(name);
+    }
+  });
+
   it('a failing migration rolls back completely and is not recorded', async () => {
     const name = testDatabaseName();
     const url = databaseUrl(name);

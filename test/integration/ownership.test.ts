@@ -164,10 +164,9 @@ describe('after the transfer', () => {
     expect(vehicle.as_of).toBe(ago(0.5).toISOString());
     expect(vehicle.health).toEqual({ status: 'ok', alerts: [] });
     expect(vehicle.link_broken).toBeNull();
-    const latest = await t.pool.query(`SELECT signal FROM vehicle_signals WHERE vehicle_id = $1 ORDER BY signal`, [
-      car.id,
-    ]);
-    expect(latest.rows.map((r) => r.signal)).toEqual(['fuel_percent', 'odometer_km']);
+    // The odometer series' latest values travel with the car too (they decide whether a value changed).
+    const latest = await t.pool.query(`SELECT odometer_values FROM vehicles WHERE id = $1`, [car.id]);
+    expect(latest.rows[0].odometer_values).toEqual({ odometer_km: 20_012 * kmPerMile });
     // The rules started over: only the odometer's watermark stayed, and the new span was read again.
     const state = await t.pool.query(`SELECT fed_through, state FROM vehicle_health_state WHERE vehicle_id = $1`, [
       car.id,

@@ -48,10 +48,7 @@ describe('planIngest', () => {
         source: 'samsara',
       },
     ]);
-    expect(plan.vehicles).toEqual([
-      { vehicleId: 'v-a', newestAt: at(4), ecuOdometerAt: at(4) },
-      { vehicleId: 'v-b', newestAt: at(3), ecuOdometerAt: null },
-    ]);
+    expect(plan.vehicleIds).toEqual(['v-a', 'v-b']);
   });
 
   it('counts samples of unmapped vehicles instead of dropping them silently', () => {
@@ -84,7 +81,7 @@ describe('planIngest', () => {
       { vehicleId: 'v-a', kind: 'hard_brake', recordedAt: at(2), g: 0.45, source: 'motive' },
     ]);
     // A vehicle with events only is one of the payload's vehicles (locked, and evaluated with its cascade flag).
-    expect(plan.vehicles).toEqual([{ vehicleId: 'v-a', newestAt: at(2), ecuOdometerAt: null }]);
+    expect(plan.vehicleIds).toEqual(['v-a']);
     const withSamples = planIngest(
       [sample('truck-2', 'fuel_percent', 1, 50)],
       [{ providerVehicleId: 'truck-2', kind: 'hard_brake', recordedAt: at(2), g: 0.45 }],
@@ -92,12 +89,12 @@ describe('planIngest', () => {
       'motive',
       'conn-1',
     );
-    expect(withSamples.vehicles).toEqual([{ vehicleId: 'v-a', newestAt: at(1), ecuOdometerAt: null }]);
+    expect(withSamples.vehicleIds).toEqual(['v-a']);
   });
 });
 
 describe('mergePlans', () => {
-  it('keeps every reading, the newest sample per vehicle and signal across payloads, and merged summaries', () => {
+  it('keeps every reading, the newest sample per vehicle and signal across payloads, and every vehicle once', () => {
     const first = planIngest(
       [sample('truck-1', 'fuel_percent', 3, 60), sample('truck-2', 'odometer_km', 2, 10)],
       [],
@@ -122,10 +119,7 @@ describe('mergePlans', () => {
       ['v-a', 'odometer_km', 10],
       ['v-b', 'fuel_percent', 59],
     ]);
-    expect(merged.vehicles).toEqual([
-      { vehicleId: 'v-a', newestAt: at(2), ecuOdometerAt: at(2) },
-      { vehicleId: 'v-b', newestAt: at(4), ecuOdometerAt: null },
-    ]);
+    expect(merged.vehicleIds).toEqual(['v-a', 'v-b']);
     const third = planIngest([sample('ghost', 'speed_kph', 5, 1)], [], ids, 'generic', 'c');
     expect(mergePlans([second, third]).unmapped).toEqual([
       { connectionId: 'c', providerVehicleId: 'ghost', samples: 2, firstSeenAt: at(1), lastSeenAt: at(5) },
