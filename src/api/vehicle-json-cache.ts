@@ -23,11 +23,6 @@ export class VehicleJsonCache {
     return entry.json;
   }
 
-  /** The version of the entry held for `id`, if any (the by-id read asks Postgres for the row only when it moved on). */
-  versionOf(id: string): string | null {
-    return this.entries.get(id)?.version ?? null;
-  }
-
   set(id: string, version: string, json: Buffer): void {
     if (this.maxEntries === 0) return;
     this.entries.delete(id);

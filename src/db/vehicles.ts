@@ -171,29 +171,13 @@ export interface VehicleVersion {
   version: string;
 }
 
-/**
- * One active vehicle's version and, unless that version is `knownVersion` (the API's cached one),
- * its row: one round trip whether the cache is current or not. Under ingest most rows change
- * between two reads of them, and a version read followed by a load of the row took two.
- */
-export async function findActiveVehicleUnlessVersion(
-  q: Queryable,
-  companyId: string,
-  id: string,
-  knownVersion: string | null,
-): Promise<{ version: string; vehicle: VehicleRecord | null } | null> {
-  const result = await q.query<VehicleRecord & { version: string }>({
-    name: 'find-active-vehicle-unless-version',
-    text: `SELECT v.xmin::text AS version, fetched.* FROM vehicles v
-           LEFT JOIN LATERAL (SELECT ${vehicleColumns} FROM vehicles WHERE id = v.id AND v.xmin::text IS DISTINCT FROM $3) fetched
-             ON true
-           WHERE v.id = $1 AND v.company_id = $2 AND v.active`,
-    values: [id, companyId, knownVersion],
+export async function findActiveVehicleVersion(q: Queryable, companyId: string, id: string): Promise<string | null> {
+  const result = await q.query<{ version: string }>({
+    name: 'find-active-vehicle-version',
+    text: `SELECT xmin::text AS version FROM vehicles WHERE id = $1 AND company_id = $2 AND active`,
+    values: [id, companyId],
   });
-  const found = result.rows[0];
-  if (found === undefined) return null;
-  const { version, ...vehicle } = found;
-  return { version, vehicle: vehicle.id === null ? null : vehicle };
+  return result.rows[0]?.version ?? null;
 }
 
 /** The page of listActiveVehicles, as ids and versions only. */

@@ -7,7 +7,7 @@ import type { Pool } from '../../db/pool.js';
 import type { VehicleRecord } from '../../domain/vehicle.js';
 import {
   countActiveVehicles,
-  findActiveVehicleUnlessVersion,
+  findActiveVehicleVersion,
   findActiveVehiclesWithVersions,
   listActiveVehicleVersions,
 } from '../../db/vehicles.js';
@@ -142,19 +142,10 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
       const { companyId } = request.principal;
       const id = request.params.vehicle_id;
       const pool = request.readPool;
-      const found = isRecordId(id)
-        ? await findActiveVehicleUnlessVersion(pool, companyId, id, deps.vehicleCache.versionOf(id))
-        : null;
-      if (found === null) throw notFound('vehicle');
-      const { version, vehicle } = found;
-      // The row came along when the cached entry was stale; else the cache has it (or, evicted
-      // meanwhile by other reads, the load fetches it).
-      const [item] = await presentedVehicles(
-        deps.vehicleCache,
-        [{ id, version }],
-        vehicle ? async () => [{ ...vehicle, version }] : load(pool, companyId),
-        serializer(reply),
-      );
+      const version = isRecordId(id) ? await findActiveVehicleVersion(pool, companyId, id) : null;
+      const [item] = version
+        ? await presentedVehicles(deps.vehicleCache, [{ id, version }], load(pool, companyId), serializer(reply))
+        : [];
       if (item === undefined) throw notFound('vehicle');
       return sendEnvelope(reply, item);
     },
