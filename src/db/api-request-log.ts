@@ -27,10 +27,11 @@ export interface ApiRequestFilter {
 
 /**
  * Writes a batch of rows with one COPY: about half the Postgres CPU per row of an INSERT fed
- * from a JSON document or arrays (docs/performance.md "The request log's cost"). Resolves false
- * when Postgres refused the batch (a day without a partition); the transaction is then aborted.
+ * from a JSON document or arrays (docs/performance.md "The request log's cost"). Resolves with
+ * Postgres' error when it refused the batch (a day without a partition); the transaction is then
+ * aborted.
  */
-export function copyApiRequests(client: PoolClient, rows: readonly ApiRequestRow[]): Promise<boolean> {
+export function copyApiRequests(client: PoolClient, rows: readonly ApiRequestRow[]): Promise<Error | null> {
   let text = '';
   for (const r of rows) {
     text += `${r.companyId}\t${r.requestedAt.toISOString()}\t${r.method}\t${copyField(r.path)}\t${r.status}\t${r.durationMs}\t${r.apiKeyId}\t${copyField(r.keyPrefix)}\n`;

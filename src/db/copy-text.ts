@@ -17,8 +17,9 @@ export function copyField(text: string): string {
 }
 
 /**
- * Runs `COPY … FROM STDIN` with `text` as its data; resolves true once Postgres has taken every
- * row, false when it refused the COPY (the transaction is then aborted: the caller rolls back).
+ * Runs `COPY … FROM STDIN` with `text` as its data; resolves null once Postgres has taken every
+ * row, or Postgres' error when it refused the COPY (the transaction is then aborted: the caller
+ * rolls back, and can say why).
  *
  * The stream is ended, never destroyed: it settles on Postgres' ReadyForQuery ('finish') or its
  * ErrorResponse ('error'), and node-postgres sends the next statement once Postgres is ready
@@ -26,13 +27,13 @@ export function copyField(text: string): string {
  * server has already ended and leaves pg-copy-streams' destroy callback pending for good
  * (docs/ingestion.md, "Readings by COPY").
  */
-export function copyFromText(client: PoolClient, statement: string, text: string): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
+export function copyFromText(client: PoolClient, statement: string, text: string): Promise<Error | null> {
+  return new Promise<Error | null>((resolve) => {
     const stream = client.query(copyStreams.from(statement));
-    stream.once('finish', () => resolve(true));
+    stream.once('finish', () => resolve(null));
     // Kept for the stream's life: a write still waiting for the socket to drain when the COPY
     // failed ends in a second error once it resumes, which must not go unheard.
-    stream.on('error', () => resolve(false));
+    stream.on('error', (error) => resolve(error));
     stream.end(text);
   });
 }

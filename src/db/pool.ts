@@ -88,8 +88,8 @@ function ignoreClientError(): void {}
 /**
  * The current transaction's commit returns without waiting for its WAL to reach disk. A crash of
  * Postgres may then lose the last few hundred milliseconds of such commits (up to three
- * `wal_writer_delay`s), never leave one half-written: only for writes whose loss costs nothing a
- * restart would keep (row locks, the request log).
+ * `wal_writer_delay`s), never leave one half-written: only for writes whose loss is acceptable,
+ * such as the request log's batches; never for a reading, an event or a delivery.
  */
 export async function commitWithoutFlushWait(q: Queryable): Promise<void> {
   await q.query(`SET LOCAL synchronous_commit = off`);

@@ -91,11 +91,12 @@ export async function insertReadings(q: Queryable, rows: readonly ReadingRow[]):
 export async function copyNewReadings(client: PoolClient, rows: readonly ReadingRow[]): Promise<boolean> {
   if (rows.length === 0) return true;
   await client.query('SAVEPOINT copy_readings');
-  const copied = await copyFromText(
+  const refused = await copyFromText(
     client,
     'COPY readings (vehicle_id, signal, recorded_at, value_num, value_json, source, without_cascade) FROM STDIN',
     copyText(rows),
   );
+  const copied = refused === null;
   await client.query(copied ? 'RELEASE SAVEPOINT copy_readings' : 'ROLLBACK TO SAVEPOINT copy_readings');
   return copied;
 }
