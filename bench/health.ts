@@ -2,13 +2,15 @@
  * Health stage costs, in one run:
  * - the sweep: vehicle evaluations per second over 100,000 vehicles (the same code as the
  *   health.sweep job: pages of 500, one transaction each, HEALTH_SWEEP_CONCURRENT_PAGES at once),
- *   the first and the steady sweep's wall time each printed beside its target (issue 20);
+ *   the first and the steady sweep's wall time each printed beside its target (issue 20), the
+ *   steady one being the next scheduled sweep 15 minutes on, and a sweep with every vehicle due;
  * - the per-reading cost the rules add to ingestion: the ingest path with and without the health
  *   worker, same pushes, timed until everything (readings, state, health) is written.
  */
 import { Queue } from 'bullmq';
 import type { Pool } from '../src/db/pool.js';
 import { sweepHealth } from '../src/evaluation/evaluate-vehicles.js';
+import { sweepIntervalMs } from '../src/health/recheck.js';
 import { benchFleet, generateBatches, pushBatch, pushConcurrency, seed } from './ingest.js';
 import { createRedis } from '../src/queue/connection.js';
 import {
@@ -97,9 +99,10 @@ const sweepTargets = { first: 5, steady: 3 } as const;
 const verdict = (run: SweepRun, targetSeconds: number) => (run.seconds < targetSeconds ? 'met' : 'missed');
 
 /** The sweep table: each sweep's rate and where its CPU went, then each wall time beside its target. */
-function printSweeps(first: SweepRun, steady: SweepRun): void {
+function printSweeps(first: SweepRun, steady: SweepRun, everyVehicle: SweepRun): void {
   const row = (sweep: string, run: SweepRun) => ({
     sweep,
+    evaluated: run.evaluated,
     'evaluations/s': Math.round(run.evaluated / run.seconds),
     seconds: run.seconds.toFixed(1),
     'node CPU s': run.nodeCpuSeconds.toFixed(1),
@@ -109,7 +112,8 @@ function printSweeps(first: SweepRun, steady: SweepRun): void {
     `Health sweep over ${sweepVehicles.toLocaleString()} vehicles (pages of 500, one transaction each, ${benchConfig.healthSweepConcurrentPages} at once)`,
     [
       row('first (feeds each vehicle its samples, creates the state)', first),
-      row('steady (no new samples: time-based conditions only)', steady),
+      row('steady: the next scheduled sweep, nothing new (recheck times reached, its quarter of the hour)', steady),
+      row('every vehicle due, nothing new (as after a company override change)', everyVehicle),
     ],
   );
   for (const [name, run, target] of [
@@ -178,12 +182,18 @@ export async function benchHealth(): Promise<Record<string, unknown>> {
   // between the sweeps, as autovacuum does in the 15 minutes between two scheduled sweeps with
   // the row versions the first one left.
   await pool.query('VACUUM (ANALYZE)');
-  const first = await sweepOnce(pool, new Date());
+  const firstAt = new Date();
+  const first = await sweepOnce(pool, firstAt);
   await pool.query('VACUUM (ANALYZE)');
-  const steady = await sweepOnce(pool, new Date(Date.now() + 60_000));
+  // The next scheduled sweep: the vehicles whose recheck time came, and its share of the hourly full evaluation.
+  const steady = await sweepOnce(pool, new Date(firstAt.getTime() + sweepIntervalMs));
+  // What every steady sweep cost before recheck times: every vehicle evaluated, nothing new.
+  await pool.query(`UPDATE vehicle_health_state SET recheck_at = 'epoch'`);
+  await pool.query('VACUUM (ANALYZE)');
+  const everyVehicle = await sweepOnce(pool, new Date(firstAt.getTime() + 2 * sweepIntervalMs));
   await pool.end();
   // Printed before the ingest part, which starts services of its own.
-  printSweeps(first, steady);
+  printSweeps(first, steady, everyVehicle);
 
   const without = await ingestRate(false);
   const withRules = await ingestRate(true);
@@ -205,6 +215,7 @@ export async function benchHealth(): Promise<Record<string, unknown>> {
       vehicles: sweepVehicles,
       first,
       steady,
+      everyVehicle,
       targets: {
         firstSeconds: sweepTargets.first,
         first: verdict(first, sweepTargets.first),

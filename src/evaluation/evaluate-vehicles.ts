@@ -22,7 +22,7 @@
  * would have: the two jobs are not ordered, so whichever runs first does what both owe.
  */
 import {
-  listActiveVehicleIds,
+  listVehiclesToSweep,
   loadHealthSubjects,
   lockHealthSubjects,
   lockUnchangedVehicles,
@@ -43,6 +43,7 @@ import { isOdometerSignal } from '../domain/sample.js';
 import { equalsAsStored } from '../domain/stored-json.js';
 import { effectiveHealthConfig, type HealthConfig } from '../domain/health-config.js';
 import { evaluateVehicleHealth, evaluateVehicleState, healthStateForNewOwner } from '../health/evaluate.js';
+import { fullEvaluationShare, fullEvaluationSweeps } from '../health/recheck.js';
 import { loadedHealthState, storedHealthState, storesAs } from '../health/stored-state.js';
 import { loadVehiclePredictions } from '../history/build-report.js';
 import { detectAndStore, type MonitoredVehicleEvaluation } from '../monitoring/detect-stage.js';
@@ -226,6 +227,7 @@ export async function evaluateVehicles(
       !equalsAsStored(result.linkBroken, subject.linkBroken);
     const stateChanged =
       (fedThrough !== subject.fedThrough && !equalsAsStored(fedThrough, subject.fedThrough)) ||
+      result.recheckAtMs !== (subject.recheckAt?.getTime() ?? null) ||
       !previous ||
       !subject.state ||
       !storesAs(result.state, previous, subject.state);
@@ -239,6 +241,7 @@ export async function evaluateVehicles(
       stateChanged,
       state: stateChanged || !subject.state ? storedHealthState(result.state) : subject.state,
       fedThrough,
+      recheckAt: result.recheckAtMs === null ? null : new Date(result.recheckAtMs),
       events: result.events,
     };
   });
@@ -321,6 +324,7 @@ export async function restartHealthForNewOwner(
         stateChanged: true,
         state: storedHealthState(state),
         fedThrough,
+        recheckAt: now,
         events: [],
       },
     ],
@@ -333,13 +337,17 @@ export async function restartHealthForNewOwner(
 const sweepPageSize = 500;
 
 /**
- * The sweep: every active vehicle, in pages of `sweepPageSize`, one transaction each, so
- * time-based conditions (staleness, due dates) change without new samples. `concurrentPages`
+ * The sweep: the active vehicles that may have something to evaluate (db/health.ts
+ * `listVehiclesToSweep`: a recheck time reached, samples not yet fed, monitored, or never
+ * evaluated), in pages of `sweepPageSize`, one transaction each, so time-based conditions
+ * (staleness, due dates) change without new samples. Each evaluation stores when its result can
+ * next change by time alone, at the latest the vehicle's full evaluation within the hour
+ * (health/recheck.ts): a steady sweep evaluates about a quarter of the fleet, not all of it. `concurrentPages`
  * pages are evaluated at once, each on its own pool connection: one page's rules run in Node while
  * another's statements run in Postgres. Pages hold disjoint vehicles, so they never wait for each
  * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
  * out of order). A failed page stops the sweep: pages already committed stay, the next sweep
- * evaluates every vehicle again.
+ * evaluates every vehicle still due.
  *
  * A page reads its vehicles without locks and locks only those it has something to write for
  * (`evaluateVehicles` with `skipLocked`): a page of a steady sweep, where nothing changed, writes
@@ -367,24 +375,26 @@ async function sweepPages(
   concurrentPages: number,
   afterPage: (page: EvaluationSummary) => Promise<void>,
 ): Promise<{ evaluated: number; changed: number }> {
-  let afterId: string | null = null;
   let failed = false;
   let evaluated = 0;
   let changed = 0;
-  // Pages are listed one after another (each starts after the previous page's last id).
-  let listing: Promise<readonly string[]> = Promise.resolve([]);
-  const nextPage = (): Promise<readonly string[]> => {
-    listing = listing.then(async () => {
-      if (failed) return [];
-      const ids = await listActiveVehicleIds(pool, afterId, sweepPageSize);
-      afterId = ids[ids.length - 1] ?? afterId;
-      return ids;
-    });
-    return listing;
+  // Listed at once: one pass over both tables, where a listing per page visited each vehicle's
+  // rows one index probe at a time (ids are random, so nearly a heap page each).
+  const started = now();
+  const due = await listVehiclesToSweep(pool, started, {
+    of: fullEvaluationSweeps,
+    index: fullEvaluationShare(started.getTime()),
+  });
+  let next = 0;
+  const nextPage = (): readonly string[] => {
+    if (failed) return [];
+    const ids = due.slice(next, next + sweepPageSize);
+    next += ids.length;
+    return ids;
   };
   const evaluatePages = async () => {
     try {
-      for (let ids = await nextPage(); ids.length > 0; ids = await nextPage()) {
+      for (let ids = nextPage(); ids.length > 0; ids = nextPage()) {
         const page = await withTransaction(pool, (tx) =>
           evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
         );

@@ -6,6 +6,7 @@
 import type { LinkBroken, VehicleAlert, VehicleHealth } from '../domain/vehicle.js';
 import type { HealthConfig } from '../domain/health-config.js';
 import { healthRules } from './registry.js';
+import { earliestAfter } from './recheck.js';
 import { rollUpHealth } from './roll-up.js';
 import { averageDailyKm, evaluateLink, initialLinkState } from './rules/link-broken.js';
 import type { ActiveAlert, HealthEvent, HealthState } from '../domain/health.js';
@@ -19,6 +20,11 @@ export interface HealthEvaluation {
   /** The trusted odometer (a conflicting tracker reading never becomes it). */
   odometer: { km: number; at: Date; source: string } | null;
   events: HealthEvent[];
+  /**
+   * The earliest time (epoch ms) at which the result could change without new samples or input;
+   * null: never by time alone. At or before `now`: at the next sweep.
+   */
+  recheckAtMs: number | null;
 }
 
 function initialHealthState(): HealthState {
@@ -92,6 +98,8 @@ export function evaluateVehicleState(
     linkBroken: link.linkBroken,
     odometer: link.odometer,
     events: [],
+    // The alert rules did not run: the next sweep evaluates the vehicle fully.
+    recheckAtMs: now.getTime(),
   };
 }
 
@@ -124,10 +132,12 @@ export function evaluateVehicleHealth(
 
   const rules: Record<string, unknown> = {};
   const alerts: ActiveAlert[] = [];
+  const recheckTimes = [link.recheckAtMs];
   for (const rule of healthRules) {
     const result = rule.evaluate(prev.rules[rule.name] ?? rule.initial(), input, config, now);
     rules[rule.name] = result.state;
     alerts.push(...result.alerts);
+    recheckTimes.push(result.recheckAtMs);
   }
   alerts.sort(
     (a, b) =>
@@ -151,5 +161,6 @@ export function evaluateVehicleHealth(
     linkBroken: link.linkBroken,
     odometer: link.odometer,
     events,
+    recheckAtMs: earliestAfter(now.getTime(), recheckTimes),
   };
 }

@@ -10,6 +10,7 @@
 import { kmToMiles, msPerDay } from '../domain/units.js';
 import type { MaintenanceInterval } from '../domain/health-config.js';
 import { addMonthsTime, daysBetween, isoDate } from './dates.js';
+import { earliestAfter, nextUtcMidnightMs } from './recheck.js';
 
 export interface MaintenanceDue {
   status: 'upcoming' | 'due_soon' | 'overdue';
@@ -53,6 +54,13 @@ export function estimateOdometerKmAt(
 /** `MaintenanceDue` with the due date as epoch milliseconds, not yet formatted. */
 export interface MaintenanceDueTime extends Omit<MaintenanceDue, 'dueDate'> {
   dueAt: number | null;
+  /**
+   * The earliest time after `now` at which status or due date can change by time alone (epoch ms),
+   * null when neither can: the time due date reached (overdue), the due date coming within
+   * `soonDays` (due soon), the forecast reached (from then on it is today, so it moves), and, while
+   * it is today, the next UTC midnight.
+   */
+  changesAtMs: number | null;
 }
 
 /**
@@ -110,6 +118,8 @@ export function maintenanceDueTime(
 
   let dueMilesRemaining: number | null = null;
   let forecast: number | null = null;
+  // The forecast moves with `now` once the projection passes the due meter, or while the odometer reads from the future.
+  let forecastMoves = false;
   const fromKm = from.odometerKm ?? estimateOdometerKmAt(from.at, odometer, averageDailyKm);
   if (interval.intervalMiles !== null && odometer && fromKm !== null) {
     const dueMeterMiles = kmToMiles(fromKm) + interval.intervalMiles;
@@ -120,6 +130,7 @@ export function maintenanceDueTime(
       // Fleetio forecast: project the odometer to today, then drive the rest at the average.
       const projectedMiles = currentMiles + averageDailyMiles * Math.max(0, daysBetween(odometer.at, now));
       const daysLeft = Math.max(0, dueMeterMiles - projectedMiles) / averageDailyMiles;
+      forecastMoves = daysLeft === 0 || odometer.at.getTime() > nowTime;
       forecast = Math.trunc(nowTime + daysLeft * msPerDay); // whole milliseconds, as a Date keeps them
     }
   }
@@ -133,5 +144,17 @@ export function maintenanceDueTime(
   const dueSoon =
     (dueMilesRemaining !== null && dueMilesRemaining <= interval.soonMiles) ||
     (dueAt !== null && (dueAt - nowTime) / msPerDay <= interval.soonDays);
-  return { status: overdue ? 'overdue' : dueSoon ? 'due_soon' : 'upcoming', dueAt, dueMilesRemaining, basis };
+  const changesAtMs = earliestAfter(nowTime, [
+    timeDue,
+    dueAt === null ? null : dueAt - interval.soonDays * msPerDay,
+    forecast,
+    forecastMoves ? nextUtcMidnightMs(nowTime) : null,
+  ]);
+  return {
+    status: overdue ? 'overdue' : dueSoon ? 'due_soon' : 'upcoming',
+    dueAt,
+    dueMilesRemaining,
+    basis,
+    changesAtMs,
+  };
 }

@@ -43,6 +43,12 @@ export interface RuleInput {
 export interface RuleResult<S> {
   state: S;
   alerts: ActiveAlert[];
+  /**
+   * The earliest time after `now` (epoch ms) at which the rule's alerts could differ without new
+   * samples or other new input: a timer that completes, a due date reached. Null: never by time
+   * alone. May be early, never late: the sweep skips the vehicle until then (docs/health.md "The sweep").
+   */
+  recheckAtMs: number | null;
 }
 
 export interface Rule<S> {

@@ -7,6 +7,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { UnrecoverableError, type JobsOptions } from 'bullmq';
 import type { Config } from '../config.js';
+import { sweepIntervalMs } from '../health/recheck.js';
 
 export const queueNames = ['maintenance', 'ingest', 'pull', 'health', 'runs', 'webhooks'] as const;
 export type QueueName = (typeof queueNames)[number];
@@ -99,14 +100,15 @@ export const jobCatalog = {
     options: { attempts: 5, backoff: { type: 'exponential', delay: 500 }, ...retention },
   }),
   /**
-   * Re-evaluates every active vehicle in pages: staleness and due dates appear without new data.
-   * Every 15 minutes: staleness (7 days) and due dates need no finer clock.
+   * Re-evaluates, in pages, the active vehicles whose health can have changed by time (a recheck
+   * time reached, their turn of the hourly full evaluation): staleness and due dates appear
+   * without new data. Every 15 minutes: staleness (7 days) and due dates need no finer clock.
    */
   'health.sweep': job({
     queue: 'health',
     schema: empty,
     options: { attempts: 1, ...retention },
-    everyMs: 15 * minute,
+    everyMs: sweepIntervalMs,
   }),
   /**
    * Enqueues the health evaluations that committed ingest batches recorded as owed but never

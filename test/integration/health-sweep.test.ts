@@ -1,17 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadHealthSubjects, lockUnchangedVehicles, unchangedHealthStates } from '../../src/db/health.js';
+import {
+  loadHealthSubjects,
+  lockUnchangedVehicles,
+  recheckCompanyVehicles,
+  unchangedHealthStates,
+} from '../../src/db/health.js';
 import { withTransaction } from '../../src/db/pool.js';
 import { sweepHealth, type EvaluationSummary } from '../../src/evaluation/evaluate-vehicles.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
+let companyId: string;
 const now = new Date('2026-11-22T12:00:00Z');
+const minute = 60_000;
+/** The four sweeps of the hour from `now`: each takes its quarter of the fleet in full (health/recheck.ts). */
+const hourOfSweeps = [0, 15, 30, 45].map((m) => new Date(now.getTime() + m * minute));
 /** Three pages of 500 and a part page. */
 const vehicles = 1_600;
 
 beforeAll(async () => {
   t = await createTestApp();
   const company = await t.createCompany();
+  companyId = company.id;
   await t.pool.query(
     `INSERT INTO vehicles (company_id, name, telematics_provider, provider_vehicle_id, as_of, created_at)
      SELECT $1, 'V' || i, 'samsara', 'sam-' || i, $2::timestamptz - (i % 10) * interval '1 day', $2::timestamptz - interval '400 days'
@@ -56,21 +66,34 @@ describe('sweepHealth with pages at once', () => {
     expect(new Set(pages.flatMap((page) => page.changed)).size).toBe(result.changed);
     expect(await evaluatedVehicles()).toBe(vehicles);
 
-    // Nothing new: the second sweep evaluates every vehicle again and changes none.
-    const again = await sweepHealth(t.pool, () => now, 3);
-    expect(again).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
+    // Nothing new and no rule names a time: each sweep of the next hour evaluates its quarter of
+    // the fleet (by the id's last byte), together every vehicle once, and changes none.
+    const quarters = [];
+    for (const at of hourOfSweeps) quarters.push(await sweepHealth(t.pool, () => at, 3));
+    for (const quarter of quarters) {
+      expect(quarter.changed).toBe(0);
+      expect(quarter.evaluated).toBeGreaterThan(vehicles / 4 - 100);
+      expect(quarter.evaluated).toBeLessThan(vehicles / 4 + 100);
+    }
+    expect(quarters.reduce((sum, quarter) => sum + quarter.evaluated, 0)).toBe(vehicles);
   });
 
   it('writes nothing when nothing changed: not even a row lock on a vehicle', async () => {
-    await sweepHealth(t.pool, () => now, 2);
     const rowVersions = async () =>
       (
         await t.pool.query<{ v: string }>(
-          `SELECT string_agg(xmin::text || ':' || xmax::text, ',' ORDER BY id) AS v FROM vehicles`,
+          `SELECT string_agg(v.xmin::text || ':' || v.xmax::text || ':' || h.xmin::text, ',' ORDER BY v.id) AS v
+           FROM vehicles v JOIN vehicle_health_state h ON h.vehicle_id = v.id`,
         )
       ).rows[0]!.v;
     const before = await rowVersions();
-    expect(await sweepHealth(t.pool, () => now, 2)).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
+    let evaluated = 0;
+    for (const at of hourOfSweeps) {
+      const sweep = await sweepHealth(t.pool, () => at, 2);
+      expect(sweep.changed).toBe(0);
+      evaluated += sweep.evaluated;
+    }
+    expect(evaluated).toBe(vehicles);
     expect(await rowVersions()).toBe(before);
   });
 
@@ -102,6 +125,8 @@ describe('sweepHealth with pages at once', () => {
   });
 
   it('stops at a failed page: no page starts after it, and the sweep rejects with its error', async () => {
+    // Every vehicle due (as after a change of its company's overrides): four pages.
+    await recheckCompanyVehicles(t.pool, companyId);
     let pages = 0;
     await expect(
       sweepHealth(
@@ -120,6 +145,7 @@ describe('sweepHealth with pages at once', () => {
   });
 
   it('runs one at a time: a sweep started while another runs (a stalled job taken back, an overrun) does nothing', async () => {
+    await recheckCompanyVehicles(t.pool, companyId);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let firstPage!: () => void;

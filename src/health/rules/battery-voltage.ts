@@ -130,6 +130,17 @@ function settle(state: BatteryState, atMs: number, config: BatteryConfig): Batte
   };
 }
 
+function timerEndsMs(state: BatteryState, config: BatteryConfig): Array<number | null> {
+  const confirmMs =
+    (modeOf(state) === 'charging' ? config.chargingConfirmSeconds : config.restingConfirmSeconds) * 1000;
+  const after = (since: number | null, ms: number) => (since === null ? null : since + ms);
+  return [
+    state.alert ? after(state.recoverSinceMs, config.rearmSeconds * 1000) : null,
+    after(state.lowSinceMs, confirmMs),
+    after(state.criticalSinceMs, confirmMs),
+  ];
+}
+
 function applyEngineState(state: BatteryState, running: boolean, atMs: number): BatteryState {
   const wasRunning = state.running === true;
   if (running === wasRunning) return { ...state, running };
@@ -175,6 +186,7 @@ export const batteryVoltageRule = engineGatedRule<BatteryState, BatteryConfig>({
   configOf: (config) => config.battery,
   parse: volts,
   settle,
+  timerEndsMs,
   applyEngine: (state, running, atMs) => applyEngineState(state, running, atMs),
   applyValue: applyVoltage,
 });

@@ -57,6 +57,6 @@ export const brakeLiningRule: Rule<BrakeLiningState> = {
           },
         ]
       : [];
-    return { state: { alert }, alerts };
+    return { state: { alert }, alerts, recheckAtMs: null };
   },
 };

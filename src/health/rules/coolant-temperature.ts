@@ -64,6 +64,13 @@ function settle(state: CoolantState, atMs: number, config: CoolantConfig): Coola
   return next;
 }
 
+function timerEndsMs(state: CoolantState, config: CoolantConfig): Array<number | null> {
+  return [
+    state.alert && state.recoverSinceMs !== null ? state.recoverSinceMs + config.rearmSeconds * 1000 : null,
+    state.highSinceMs === null ? null : state.highSinceMs + config.confirmSeconds * 1000,
+  ];
+}
+
 function applyTemperature(state: CoolantState, temperature: number, atMs: number, config: CoolantConfig): CoolantState {
   const running = state.running !== false;
   const high = running && temperature >= config.highC;
@@ -91,6 +98,7 @@ export const coolantTemperatureRule = engineGatedRule<CoolantState, CoolantConfi
   configOf: (config) => config.coolant,
   parse: finiteValue,
   settle,
+  timerEndsMs,
   applyEngine: (state, running) => applyEngineState(state, running),
   applyValue: applyTemperature,
 });

@@ -158,6 +158,6 @@ export const diagnosticCodesRule: Rule<DiagnosticCodesState> = {
         state = { ...state, milOn: sample.value };
       }
     }
-    return { state, alerts: alertsOf(state) };
+    return { state, alerts: alertsOf(state), recheckAtMs: null };
   },
 };

@@ -5,6 +5,7 @@
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../../domain/health-config.js';
 import type { ActiveAlert } from '../../domain/health.js';
+import { earliestAfter } from '../recheck.js';
 import type { Rule } from '../types.js';
 
 /** `on` and `idle` run the engine, `off` stops it; anything else says nothing. */
@@ -29,7 +30,8 @@ function episodeAlert(
 /**
  * A rule about one numeric signal whose condition depends on the engine. The parts say how the
  * state changes; the shared loop feeds samples in order, settles timers before and after each
- * change (a condition held right up to it) and at `now`, and reports the episode's alert.
+ * change (a condition held right up to it) and at `now`, and reports the episode's alert and when
+ * the next running timer runs out (a timer that ran out by `now` is settled: it changes nothing more).
  */
 export interface EngineGatedParts<S extends { alert: { severity: AlertSeverity; displayName: string } | null }, C> {
   name: string;
@@ -42,6 +44,8 @@ export interface EngineGatedParts<S extends { alert: { severity: AlertSeverity; 
   parse: (value: unknown) => number | null;
   /** Completes the timers that ran out by `atMs`. */
   settle: (state: S, atMs: number, config: C) => S;
+  /** When each running timer runs out (epoch ms; null for a timer not running): what `settle` would complete next. */
+  timerEndsMs: (state: S, config: C) => Array<number | null>;
   applyEngine: (state: S, running: boolean, atMs: number, config: C) => S;
   applyValue: (state: S, value: number, atMs: number, config: C) => S;
 }
@@ -70,7 +74,11 @@ export function engineGatedRule<S extends { alert: { severity: AlertSeverity; di
         }
       }
       state = parts.settle(state, now.getTime(), config);
-      return { state, alerts: episodeAlert(parts.alertKey, parts.alertType, state.alert) };
+      return {
+        state,
+        alerts: episodeAlert(parts.alertKey, parts.alertType, state.alert),
+        recheckAtMs: earliestAfter(now.getTime(), parts.timerEndsMs(state, config)),
+      };
     },
   };
 }

@@ -65,6 +65,11 @@ function settle(state: FuelState, atMs: number, config: FuelConfig): FuelState {
   return { ...state, alert: { severity, displayName: displayName(state.lastPercent) } };
 }
 
+function timerEndsMs(state: FuelState, config: FuelConfig): Array<number | null> {
+  const end = (since: number | null) => (since === null ? null : since + config.confirmSeconds * 1000);
+  return [end(state.lowSinceMs), end(state.criticalSinceMs)];
+}
+
 function applyLevel(state: FuelState, level: number, atMs: number, config: FuelConfig): FuelState {
   const refuelled = level >= config.rearmPercent;
   const next: FuelState = { ...state, lastPercent: level, alert: refuelled ? null : state.alert };
@@ -86,6 +91,7 @@ export const fuelLevelRule = engineGatedRule<FuelState, FuelConfig>({
   configOf: (config) => config.fuel,
   parse: nonNegativeValue,
   settle,
+  timerEndsMs,
   applyEngine: applyEngineState,
   applyValue: applyLevel,
 });

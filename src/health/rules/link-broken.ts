@@ -20,12 +20,18 @@ import type { LinkBroken } from '../../domain/vehicle.js';
 import type { HealthConfig } from '../../domain/health-config.js';
 import { daysBetween, isoDate, startOfIsoDate } from '../dates.js';
 import type { RuleSample } from '../../domain/sample.js';
+import { earliestAfter } from '../recheck.js';
 import { nonNegativeValue } from '../sample-values.js';
 
 export interface LinkEvaluation {
   state: LinkState;
   linkBroken: LinkBroken | null;
   odometer: { km: number; at: Date; source: string } | null;
+  /**
+   * The earliest time after `now` (epoch ms) at which the link or the 30-day average changes
+   * without new samples: the tracker going stale, the oldest day leaving the window. Null: never.
+   */
+  recheckAtMs: number | null;
 }
 
 /** The shortest gap the rate check divides by, so two readings a minute apart cannot look impossible. */
@@ -153,11 +159,22 @@ export function evaluateLink(
     state = { ...state, daily: state.daily.filter((entry) => entry.day >= keepFrom) };
   }
   const trusted = state.trusted;
+  const linkBroken = linkBrokenOf(state, telematicsProvider, config, now);
   return {
     state,
-    linkBroken: linkBrokenOf(state, telematicsProvider, config, now),
+    linkBroken,
     odometer: trusted ? { km: trusted.km, at: new Date(trusted.at), source: trusted.source } : null,
+    recheckAtMs: earliestAfter(now.getTime(), [
+      linkBroken === null ? staleAtMs(state, telematicsProvider, config) : null,
+      state.daily.length > 0 ? startOfIsoDate(state.daily[0]!.day).getTime() + (dailyWindowDays + 1) * msPerDay : null,
+    ]),
   };
+}
+
+/** The first millisecond at which a reporting tracker counts as stale (more than `staleDays` without a reading). */
+function staleAtMs(state: LinkState, telematicsProvider: string | null, config: HealthConfig): number | null {
+  if (telematicsProvider === null || !state.lastTracker || state.conflict) return null;
+  return Math.floor(Date.parse(state.lastTracker.at) + config.link.staleDays * msPerDay) + 1;
 }
 
 /**

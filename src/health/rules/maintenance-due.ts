@@ -16,9 +16,11 @@
  */
 import type { AlertSeverity } from '../../domain/vehicle.js';
 import type { MaintenanceInterval } from '../../domain/health-config.js';
+import { msPerDay } from '../../domain/units.js';
 import { daysBetween, startOfIsoDate } from '../dates.js';
 import { formatDueDate, maintenanceDueTime, type MaintenanceDue } from '../maintenance.js';
 import type { ActiveAlert } from '../../domain/health.js';
+import { earliestAfter } from '../recheck.js';
 import type { Rule } from '../types.js';
 import { typeLabel } from '../../domain/labels.js';
 
@@ -42,6 +44,11 @@ function escalated(due: MaintenanceDue, interval: MaintenanceInterval, now: Date
   return daysOverdue > interval.escalateAfterDays;
 }
 
+/** When an overdue interval escalates by time: `escalateAfterDays` whole days after its due date. */
+function escalatesAtMs(dueAt: number | null, interval: MaintenanceInterval): number | null {
+  return dueAt === null ? null : (Math.floor(dueAt / msPerDay) + interval.escalateAfterDays + 1) * msPerDay;
+}
+
 function severity(due: MaintenanceDue, interval: MaintenanceInterval, now: Date): AlertSeverity {
   if (due.status === 'due_soon') return interval.soonSeverity;
   return escalated(due, interval, now) ? interval.escalatedSeverity : interval.overdueSeverity;
@@ -52,6 +59,7 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
   initial: () => ({}),
   evaluate(prev, input, config, now) {
     const alerts: ActiveAlert[] = [];
+    const changes: Array<number | null> = [];
     const baseline = input.firstOdometer
       ? { at: input.firstOdometer.at, odometerKm: input.firstOdometer.km }
       : { at: input.vehicle.createdAt, odometerKm: null };
@@ -65,7 +73,9 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
         input.averageDailyKm,
         now,
       );
-      if (!dueTime || dueTime.status === 'upcoming') continue;
+      if (!dueTime) continue;
+      changes.push(dueTime.changesAtMs, escalatesAtMs(dueTime.dueAt, interval));
+      if (dueTime.status === 'upcoming') continue;
       const due = formatDueDate(dueTime);
       alerts.push({
         key: type,
@@ -77,6 +87,6 @@ export const maintenanceDueRule: Rule<Record<string, never>> = {
         overdue: due.status === 'overdue',
       });
     }
-    return { state: prev, alerts };
+    return { state: prev, alerts, recheckAtMs: earliestAfter(now.getTime(), changes) };
   },
 };

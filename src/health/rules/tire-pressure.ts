@@ -104,6 +104,6 @@ export const tirePressureRule: Rule<TirePressureState> = {
         if (sample.signal === 'tire_pressure_kpa') state = applyReading(state, sample.value, tires);
       }
     }
-    return { state, alerts: alertsOf(state, tires) };
+    return { state, alerts: alertsOf(state, tires), recheckAtMs: null };
   },
 };

@@ -5,6 +5,7 @@ import { addMonths, daysBetween, isoDate } from '../../../src/health/dates.js';
 import { computeMaintenanceDue, estimateOdometerKmAt } from '../../../src/health/maintenance.js';
 import { maintenanceDueRule } from '../../../src/health/rules/maintenance-due.js';
 import type { RuleInput } from '../../../src/health/types.js';
+import { expectNoChangeBeforeRecheck } from '../../helpers/rule-harness.js';
 
 const day = 24 * 60 * 60 * 1000;
 const d = (iso: string) => new Date(iso);
@@ -302,8 +303,12 @@ describe('maintenanceDueRule', () => {
     expect(evaluate(only('oil_change'), input({ lastServices, miles: 20_000, conflict: true, now }), now)).toEqual([]);
   });
 
-  const evaluate = (config: HealthConfig, ruleInput: RuleInput, now: Date) =>
-    maintenanceDueRule.evaluate(maintenanceDueRule.initial(), ruleInput, config, now).alerts;
+  /** The rule's alerts at `now`, checked to hold until the recheck time it names (rule-harness.ts). */
+  const evaluate = (config: HealthConfig, ruleInput: RuleInput, now: Date) => {
+    const result = maintenanceDueRule.evaluate(maintenanceDueRule.initial(), ruleInput, config, now);
+    expectNoChangeBeforeRecheck(maintenanceDueRule, {}, ruleInput, config, now.getTime(), result);
+    return result.alerts;
+  };
 
   const now = d('2026-11-20T12:00:00Z');
   const oilAt = (at: string, miles: number) => ({ oil_change: { at: d(at), odometerKm: milesToKm(miles) } });

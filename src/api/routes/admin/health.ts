@@ -1,7 +1,8 @@
 /** Operator API: health thresholds and maintenance schedules (overrides), and service entries. */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Pool } from '../../../db/pool.js';
+import { withTransaction, type Pool } from '../../../db/pool.js';
+import { recheckCompanyVehicles } from '../../../db/health.js';
 import { findCompanyHealthConfig, setCompanyHealthConfig } from '../../../db/companies.js';
 import { insertServiceEntry, listServiceEntries } from '../../../db/service-entries.js';
 import { findVehicleCompanyId, setVehicleHealthConfig } from '../../../db/vehicles.js';
@@ -78,7 +79,12 @@ export const healthAdminRoutes: FastifyPluginAsyncTypebox<{ pool: Pool; queues: 
     },
     async (request) => {
       const company = await requireCompany(deps.pool, request.params.company_id);
-      const overrides = (await setCompanyHealthConfig(deps.pool, company.id, request.body)) as Overrides;
+      // Its vehicles are evaluated under the new overrides at the next sweep, in the same transaction.
+      const overrides = (await withTransaction(deps.pool, async (tx) => {
+        const saved = await setCompanyHealthConfig(tx, company.id, request.body);
+        await recheckCompanyVehicles(tx, company.id);
+        return saved;
+      })) as Overrides;
       return ok({ overrides, effective: effectiveHealthConfig(overrides) });
     },
   );
