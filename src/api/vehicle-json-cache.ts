@@ -7,6 +7,7 @@
  * no invalidation across API replicas; least recently used entries go past `maxEntries`.
  */
 import type { VehicleRecord } from '../domain/vehicle.js';
+import { nextHitRate, probeFirst } from './by-id-read-policy.js';
 
 export class VehicleJsonCache {
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
@@ -35,6 +36,15 @@ export class VehicleJsonCache {
   }
 }
 
+type LoadedVehicle = VehicleRecord & { version: string };
+
+/** A loaded row's presented JSON, serialized and kept. */
+function serialized(cache: VehicleJsonCache, row: LoadedVehicle, serialize: (vehicle: VehicleRecord) => string) {
+  const json = Buffer.from(serialize(row));
+  cache.set(row.id, row.version, json);
+  return json;
+}
+
 /**
  * The presented JSON (UTF-8) of each (id, version), in the order asked: from the cache, and for the rest
  * one query (`load`) whose rows are serialized and kept. An id that `load` no longer finds (the
@@ -43,7 +53,7 @@ export class VehicleJsonCache {
 export async function presentedVehicles(
   cache: VehicleJsonCache,
   wanted: ReadonlyArray<{ id: string; version: string }>,
-  load: (ids: string[]) => Promise<Array<VehicleRecord & { version: string }>>,
+  load: (ids: string[]) => Promise<LoadedVehicle[]>,
   serialize: (vehicle: VehicleRecord) => string,
 ): Promise<Buffer[]> {
   const found = new Map<string, Buffer>();
@@ -54,14 +64,41 @@ export async function presentedVehicles(
     else found.set(id, json);
   }
   if (missing.length > 0) {
-    for (const row of await load(missing)) {
-      const json = Buffer.from(serialize(row));
-      cache.set(row.id, row.version, json);
-      found.set(row.id, json);
-    }
+    for (const row of await load(missing)) found.set(row.id, serialized(cache, row, serialize));
   }
   return wanted.flatMap(({ id }) => {
     const json = found.get(id);
     return json === undefined ? [] : [json];
   });
+}
+
+/**
+ * One vehicle's presented JSON, or undefined when it is not found (another company's, deactivated
+ * or unknown), read the way its process's recent hit rate says is cheaper (src/api/by-id-read-policy.ts):
+ * `probe` for the version first, then `load` only on a miss; or `load` at once, serializing only
+ * when the cached JSON is not the loaded version. Each found read updates the hit rate.
+ */
+export async function presentedVehicleById(
+  cache: VehicleJsonCache,
+  id: string,
+  reads: { hitRate: number },
+  probe: () => Promise<string | null>,
+  load: (ids: string[]) => Promise<LoadedVehicle[]>,
+  serialize: (vehicle: VehicleRecord) => string,
+): Promise<Buffer | undefined> {
+  if (probeFirst(reads.hitRate)) {
+    const version = await probe();
+    if (version === null) return undefined;
+    const cached = cache.get(id, version);
+    reads.hitRate = nextHitRate(reads.hitRate, cached !== undefined);
+    if (cached !== undefined) return cached;
+    // Deactivated between the probe and the load: not found.
+    const [row] = await load([id]);
+    return row && serialized(cache, row, serialize);
+  }
+  const [row] = await load([id]);
+  if (row === undefined) return undefined;
+  const cached = cache.get(id, row.version);
+  reads.hitRate = nextHitRate(reads.hitRate, cached !== undefined);
+  return cached ?? serialized(cache, row, serialize);
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -229,5 +229,65 @@ describe('presented vehicles served from the per-process cache', () => {
     expect(Object.keys(body)).toEqual(['success', 'data', 'meta']);
     expect(Object.keys(body.data).sort()).toEqual([...vehicleFields].sort());
     expect(JSON.stringify(body)).not.toContain('internal_note');
+  });
+});
+
+describe('by-id reads probing first and loading first (src/api/by-id-read-policy.ts)', () => {
+  it('answers fresh after every write and 404 for another company or a deactivated vehicle, either way', async () => {
+    const company = await t.createCompany('Mode Co');
+    const stranger = await t.createCompany('Stranger Co');
+    const vehicle = await t.createVehicle(company.id, { name: 'M0' });
+    const url = `/vehicles/${vehicle.id}`;
+    // Which of the by-id statements the app runs, from the pool it reads through (no replica here).
+    const spy = vi.spyOn(t.pool, 'query');
+    const named = () =>
+      spy.mock.calls
+        .map(([config]) => (config as { name?: string }).name)
+        .filter((name) => name === 'find-active-vehicle-version' || name === 'find-active-vehicles-with-versions');
+    const byId = async (key = company.key) => {
+      spy.mockClear();
+      const response = await t.api('GET', url, key);
+      return { status: response.statusCode, name: response.json().data?.name, statements: named() };
+    };
+    const rename = async (name: string) =>
+      expect((await t.api('PUT', url, company.key, { name })).statusCode).toBe(200);
+    try {
+      // Unchanged between reads: hits, so the version is probed and the row never loaded again.
+      for (let i = 0; i < 20; i++) await byId();
+      expect(await byId()).toEqual({ status: 200, name: 'M0', statements: ['find-active-vehicle-version'] });
+      await rename('M1');
+      expect(await byId()).toEqual({
+        status: 200,
+        name: 'M1',
+        statements: ['find-active-vehicle-version', 'find-active-vehicles-with-versions'],
+      });
+      expect(await byId(stranger.key)).toEqual({
+        status: 404,
+        name: undefined,
+        statements: ['find-active-vehicle-version'],
+      });
+
+      // A write before every read: misses, so the row is loaded at once, one statement per read.
+      for (let i = 2; i < 22; i++) {
+        await rename(`M${i}`);
+        expect((await byId()).name).toBe(`M${i}`);
+      }
+      await rename('M22');
+      expect(await byId()).toEqual({ status: 200, name: 'M22', statements: ['find-active-vehicles-with-versions'] });
+      expect(await byId()).toEqual({ status: 200, name: 'M22', statements: ['find-active-vehicles-with-versions'] });
+      expect(await byId(stranger.key)).toEqual({
+        status: 404,
+        name: undefined,
+        statements: ['find-active-vehicles-with-versions'],
+      });
+      expect((await t.admin('DELETE', url)).statusCode).toBe(200);
+      expect(await byId()).toEqual({
+        status: 404,
+        name: undefined,
+        statements: ['find-active-vehicles-with-versions'],
+      });
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -27,7 +27,7 @@ import {
   type Page,
 } from '../../web/schemas.js';
 import { isRecordId } from '../../domain/ids.js';
-import { presentedVehicles, VehicleJsonCache } from '../vehicle-json-cache.js';
+import { presentedVehicleById, presentedVehicles, VehicleJsonCache } from '../vehicle-json-cache.js';
 import { Vehicle, VehicleUpdateRequest } from '../schemas/vehicle.js';
 
 const security = [{ bearerAuth: [] }];
@@ -100,6 +100,8 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
   // The response schema's own serializer, so a cached vehicle is byte for byte what it would send.
   const serializer = (reply: FastifyReply) => (vehicle: VehicleRecord) =>
     reply.serializeInput(presentVehicle(vehicle), VehicleSchema);
+  // This process's recent by-id cache hits: they choose how the next by-id read goes.
+  const byIdReads = { hitRate: 1 };
   app.get(
     '/vehicles',
     {
@@ -142,10 +144,16 @@ export const vehicleRoutes: FastifyPluginAsyncTypebox<{
       const { companyId } = request.principal;
       const id = request.params.vehicle_id;
       const pool = request.readPool;
-      const version = isRecordId(id) ? await findActiveVehicleVersion(pool, companyId, id) : null;
-      const [item] = version
-        ? await presentedVehicles(deps.vehicleCache, [{ id, version }], load(pool, companyId), serializer(reply))
-        : [];
+      const item = isRecordId(id)
+        ? await presentedVehicleById(
+            deps.vehicleCache,
+            id,
+            byIdReads,
+            () => findActiveVehicleVersion(pool, companyId, id),
+            load(pool, companyId),
+            serializer(reply),
+          )
+        : undefined;
       if (item === undefined) throw notFound('vehicle');
       return sendEnvelope(reply, item);
     },
