@@ -7,10 +7,10 @@
  * said: input an evaluation job should have followed and did not (a service entry while Redis was
  * away) and a rule's changed idea of time still reach it.
  */
+import { healthSweepIntervalMs as sweepIntervalMs } from '../domain/health-sweep.js';
 import { msPerDay } from '../domain/units.js';
 
-/** The health.sweep job's period. */
-export const sweepIntervalMs = 15 * 60 * 1000;
+export { sweepIntervalMs };
 /** Sweeps in which every vehicle is evaluated in full once: a quarter of the fleet each, an hour in all. */
 export const fullEvaluationSweeps = 4;
 

@@ -7,7 +7,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { UnrecoverableError, type JobsOptions } from 'bullmq';
 import type { Config } from '../config.js';
-import { sweepIntervalMs } from '../health/recheck.js';
+import { healthSweepIntervalMs } from '../domain/health-sweep.js';
 
 export const queueNames = ['maintenance', 'ingest', 'pull', 'health', 'runs', 'webhooks'] as const;
 export type QueueName = (typeof queueNames)[number];
@@ -108,7 +108,7 @@ export const jobCatalog = {
     queue: 'health',
     schema: empty,
     options: { attempts: 1, ...retention },
-    everyMs: sweepIntervalMs,
+    everyMs: healthSweepIntervalMs,
   }),
   /**
    * Enqueues the health evaluations that committed ingest batches recorded as owed but never
