@@ -338,11 +338,11 @@ const sweepPageSize = 500;
 
 /**
  * The sweep: the active vehicles that may have something to evaluate (db/health.ts
- * `listVehiclesToSweep`: a recheck time reached, samples not yet fed, monitored, or never
- * evaluated), in pages of `sweepPageSize`, one transaction each, so time-based conditions
- * (staleness, due dates) change without new samples. Each evaluation stores when its result can
- * next change by time alone, at the latest the vehicle's full evaluation within the hour
- * (health/recheck.ts): a steady sweep evaluates about a quarter of the fleet, not all of it. `concurrentPages`
+ * `listVehiclesToSweep`: never evaluated, a recheck time reached, monitored, or in this sweep's
+ * quarter of the hourly full evaluation, health/recheck.ts), in pages of `sweepPageSize`, one
+ * transaction each, so time-based conditions (staleness, due dates) change without new samples.
+ * Each evaluation stores when its result can next change by time alone: a steady sweep evaluates
+ * about a quarter of the fleet, not all of it. `concurrentPages`
  * pages are evaluated at once, each on its own pool connection: one page's rules run in Node while
  * another's statements run in Postgres. Pages hold disjoint vehicles, so they never wait for each
  * other's row locks. `afterPage` runs after each commit with the page's summary (pages may commit
