@@ -76,9 +76,9 @@ export async function runIngestBatch(
     if (row.error) log.warn({ inboxId: row.inboxId, error: row.error }, 'inbox payload could not be normalized');
   }
   const inboxIds = outcome.rows.map((row) => row.inboxId);
-  if (outcome.isolated) {
+  if (outcome.isolatedBy !== null) {
     metrics.inboxBatchesIsolated.inc();
-    log.warn({ inboxIds }, 'ingest batch failed; its rows were processed one by one');
+    log.warn({ inboxIds, error: outcome.isolatedBy }, 'ingest batch failed; its rows were processed one by one');
   }
   for (const row of outcome.parked) {
     metrics.inboxParked.inc({ provider: row.provider });

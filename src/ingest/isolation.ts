@@ -17,8 +17,8 @@ export interface ParkedOutcome extends ParkedRow {
 
 export interface IsolatedOutcome extends IngestOutcome {
   parked: ParkedOutcome[];
-  /** The batch failed and its rows were processed one by one. */
-  isolated: boolean;
+  /** The batch failed and its rows were processed one by one: why it failed (describeError), else null. */
+  isolatedBy: string | null;
   /** Rows the batch locked: fewer than it asked for when no more were pending (or free to take). */
   claimed: number;
 }
@@ -96,7 +96,7 @@ export async function ingestInboxBatch(
       picked = rows.map((row) => row.id);
       return processInboxRows(tx, rows, adapters);
     });
-    return { ...outcome, parked: [], isolated: false, claimed: picked.length };
+    return { ...outcome, parked: [], isolatedBy: null, claimed: picked.length };
   } catch (error) {
     if (isTransientError(error) || picked.length === 0) throw error;
     const outcomes: IngestOutcome[] = [];
@@ -106,6 +106,6 @@ export async function ingestInboxBatch(
       outcomes.push(alone.outcome);
       if (alone.parked) parked.push(alone.parked);
     }
-    return { ...mergeOutcomes(outcomes), parked, isolated: true, claimed: picked.length };
+    return { ...mergeOutcomes(outcomes), parked, isolatedBy: describeError(error), claimed: picked.length };
   }
 }

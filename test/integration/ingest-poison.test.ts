@@ -103,11 +103,22 @@ describe('a poisoned inbox row', () => {
     await push(acme, 3, 41);
 
     const metrics = createMetrics('test');
+    const logLines: string[] = [];
     const result = await runIngestBatch(
-      { pool: t.pool, queues: t.queues, log: createLogger('silent'), metrics },
+      {
+        pool: t.pool,
+        queues: t.queues,
+        log: createLogger('warn', 'test', { write: (line) => logLines.push(line) }),
+        metrics,
+      },
       adapters,
     );
     expect(result).toMatchObject({ claimed: 4, rows: 3, parked: 1 });
+    // The batch's own failure is in its warning: what made a whole batch take the row-by-row path.
+    const warning = logLines
+      .map((line) => JSON.parse(line) as { msg: string; error?: string })
+      .find((entry) => entry.msg.startsWith('ingest batch failed'));
+    expect(warning?.error).toMatch(/^23514 .*poison_probe/);
     expect(await fuelReadings(acme.vehicleId)).toEqual([40, 41]);
     expect(await fuelReadings(globex.vehicleId)).toEqual([50]);
     const parked = await inboxRow(poisonId);
@@ -123,7 +134,7 @@ describe('a poisoned inbox row', () => {
   it('is never picked again, by a job or by the recovery sweep', async () => {
     expect(await listPendingInboxIds(t.pool, new Date(Date.now() + 3600_000), 100)).not.toContain(poisonId);
     const again = await ingestInboxBatch(t.pool, adapters);
-    expect(again).toMatchObject({ rows: [], parked: [], isolated: false });
+    expect(again).toMatchObject({ rows: [], parked: [], isolatedBy: null });
     expect((await inboxRow(poisonId)).failed_attempts).toBe(1);
   });
 
