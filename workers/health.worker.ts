@@ -15,15 +15,18 @@ export function healthHandlers(deps: WorkerDeps): JobHandlers<'health'> {
   };
   return {
     'health.evaluate': async ({ vehicleId, cascade }) => {
-      const summary = await withTransaction(deps.pool, (tx) =>
-        evaluateVehicles(tx, [vehicleId], deps.now(), { skipLocked: false, cascade }),
-      );
+      const evaluate = (locking: 'to-write' | 'first') =>
+        withTransaction(deps.pool, (tx) => evaluateVehicles(tx, [vehicleId], deps.now(), { locking, cascade }));
+      // Locked only to write; when what it read moved meanwhile, again with the vehicle locked throughout.
+      const optimistic = await evaluate('to-write');
+      const summary = optimistic.moved ? await evaluate('first') : optimistic;
       await afterEvaluation(summary);
       return {
         vehicleId,
         changed: summary.changed.length > 0,
         events: summary.events,
         monitoringEvents: summary.monitoringKinds.length,
+        lockedThroughout: optimistic.moved,
       };
     },
     'health.relay': async () => {

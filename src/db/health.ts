@@ -24,11 +24,22 @@ export interface HealthSubject {
   fedThrough: Record<string, string>;
   /** The vehicle row's version as read (`xmin`): the sweep writes only if it has not moved since. */
   vehicleVersion: string;
+  /** A digest of what an evaluation reads of the vehicle row and ingest never writes (`healthInputsSql`). */
+  inputsVersion: string;
   /** The state row's version as read, null without one. */
   stateVersion: string | null;
   /** When the result can next change by time alone, as stored (null: never; the epoch: at the next sweep). */
   recheckAt: Date | null;
 }
+
+/**
+ * The vehicle row's part that only health evaluations, transfers, the manual odometer and
+ * integrators write: what was read for an evaluation is still current when this digest is. Ingest
+ * writes the rest of the row (`signals` but for the odometer, `as_of`) in nearly every batch, and
+ * queues an evaluation of its own for what it wrote.
+ */
+const healthInputsSql = `md5(jsonb_build_array(v.health, v.link_broken, v.signals -> 'odometer', v.health_config,
+                                  v.telematics_provider, v.company_id)::text)`;
 
 /** What a health evaluation reads of each vehicle, locked first (one vehicle) or not (the sweep). */
 function healthSubjectsSql(lock: string): string {
@@ -36,7 +47,8 @@ function healthSubjectsSql(lock: string): string {
                  v.signals <> '{}'::jsonb AS "hasTelemetry", v.health, v.link_broken AS "linkBroken",
                  v.signals -> 'odometer' AS odometer, c.health_config AS "companyConfig", v.health_config AS "vehicleConfig",
                  s.state, coalesce(s.fed_through, '{}'::jsonb) AS "fedThrough",
-                 v.xmin::text AS "vehicleVersion", s.xmin::text AS "stateVersion", s.recheck_at AS "recheckAt"
+                 v.xmin::text AS "vehicleVersion", ${healthInputsSql} AS "inputsVersion",
+                 s.xmin::text AS "stateVersion", s.recheck_at AS "recheckAt"
           FROM vehicles v
           JOIN companies c ON c.id = v.company_id
           LEFT JOIN vehicle_health_state s ON s.vehicle_id = v.id
@@ -89,6 +101,28 @@ export async function lockUnchangedVehicles(q: Queryable, claims: readonly Healt
            ORDER BY v.id
            FOR NO KEY UPDATE OF v SKIP LOCKED`,
     values: [claims.map((c) => c.id), claims.map((c) => c.vehicleVersion)],
+  });
+  return result.rows.map((r) => r.id);
+}
+
+/**
+ * Locks those of `subjects` that are still active with the health inputs that were read, in id
+ * order, waiting for other writers (an ingest batch commits in well under a second); returns
+ * their ids. After a wait Postgres re-checks the newest version of the row, so an input changed
+ * meanwhile fails the comparison.
+ */
+export async function lockVehiclesWithUnchangedInputs(
+  q: Queryable,
+  subjects: ReadonlyArray<Pick<HealthSubject, 'id' | 'inputsVersion'>>,
+): Promise<string[]> {
+  const result = await q.query<{ id: string }>({
+    name: 'lock-vehicles-with-unchanged-inputs',
+    text: `SELECT v.id FROM vehicles v
+           JOIN unnest($1::uuid[], $2::text[]) AS c(id, inputs) ON c.id = v.id
+           WHERE v.active AND ${healthInputsSql} = c.inputs
+           ORDER BY v.id
+           FOR NO KEY UPDATE OF v`,
+    values: [subjects.map((s) => s.id), subjects.map((s) => s.inputsVersion)],
   });
   return result.rows.map((r) => r.id);
 }

@@ -31,7 +31,8 @@ import {
   ruleSignals,
   saveHealth,
   unchangedHealthStates,
-  type HealthClaim,
+  lockVehiclesWithUnchangedInputs,
+  type HealthSubject,
   type HealthWrite,
   type NewSample,
 } from '../db/health.js';
@@ -55,11 +56,21 @@ import { detectorOnlySignals, loadMonitoring, monitoringSince, vehicleEventsWate
 
 export interface EvaluationOptions {
   /**
-   * The sweep: vehicles are read without locks and only those with something to write are
-   * locked, skipping any another transaction holds or wrote since the read (their own evaluation
-   * follows). False: every vehicle is locked before it is read, waiting for other writers.
+   * How the vehicles are locked:
+   * - `first`: each before it is read, waiting for other writers (a transfer; the second try of
+   *   `to-write`);
+   * - `to-write` (one vehicle after new samples): read without locks and locked only to write,
+   *   waiting for other writers, so an ingest batch that holds the vehicle meanwhile is not held
+   *   up by the whole evaluation, nor the evaluation by the batch until it writes. When the
+   *   vehicle's health inputs or its state row moved since the read (another evaluation, a
+   *   transfer, an integrator's change), nothing is written and the summary says `moved`: the
+   *   caller evaluates again with `first`. Ingest's own writes do not count as moved: it queues
+   *   an evaluation of its own for them;
+   * - `skip` (the sweep): read without locks; only those with something to write are locked,
+   *   skipping any another transaction holds or wrote since the read (their own evaluation
+   *   follows).
    */
-  skipLocked: boolean;
+  locking: 'first' | 'to-write' | 'skip';
   /**
    * False: owed to a refresh that asked to stop after the vehicle state. A vehicle whose new
    * samples and events all came without cascade gets the link rule alone (trusted odometer, link
@@ -77,7 +88,18 @@ export interface EvaluationSummary {
   monitoringLanes: MonitoringLane[];
   /** Monitoring: the kind of each event detected. */
   monitoringKinds: MonitoringKind[];
+  /** `to-write` only: what was read moved before the write, and nothing was written. */
+  moved: boolean;
 }
+
+const nothingEvaluated = (moved: boolean): EvaluationSummary => ({
+  evaluated: 0,
+  changed: [],
+  events: 0,
+  monitoringLanes: [],
+  monitoringKinds: [],
+  moved,
+});
 
 /**
  * At most this many new samples per signal and evaluation, the newest (a backlog is not replayed
@@ -127,8 +149,8 @@ export async function evaluateVehicles(
   now: Date,
   options: EvaluationOptions,
 ): Promise<EvaluationSummary> {
-  const subjects = options.skipLocked ? await loadHealthSubjects(tx, ids) : await lockHealthSubjects(tx, ids);
-  if (subjects.length === 0) return { evaluated: 0, changed: [], events: 0, monitoringLanes: [], monitoringKinds: [] };
+  const subjects = options.locking === 'first' ? await lockHealthSubjects(tx, ids) : await loadHealthSubjects(tx, ids);
+  if (subjects.length === 0) return nothingEvaluated(false);
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);
   // The rule signals' windows start at the stored watermarks (read in the statement); the detectors' at their own.
@@ -246,10 +268,15 @@ export async function evaluateVehicles(
     };
   });
   const monitoredIds = new Set(monitoredEvaluations.map((m) => m.vehicleId));
-  const writes = options.skipLocked
-    ? await keepHeldUnchanged(tx, subjects, evaluations, (w) => monitoredIds.has(w.vehicleId) || writesSomething(w))
-    : evaluations;
-  const kept = options.skipLocked ? new Set(writes.map((w) => w.vehicleId)) : null;
+  const mustWrite = (w: HealthWrite) => monitoredIds.has(w.vehicleId) || writesSomething(w);
+  let writes = evaluations;
+  if (options.locking !== 'first') {
+    const wanted = new Set(evaluations.filter(mustWrite).map((w) => w.vehicleId));
+    const held = await holdUnchanged(tx, options.locking, subjects, wanted);
+    if (options.locking === 'to-write' && held.size < wanted.size) return nothingEvaluated(true);
+    writes = evaluations.filter((w) => !wanted.has(w.vehicleId) || held.has(w.vehicleId));
+  }
+  const kept = options.locking === 'first' ? null : new Set(writes.map((w) => w.vehicleId));
   await saveHealth(tx, writes, now);
   const monitoring = await detectAndStore(
     tx,
@@ -263,33 +290,34 @@ export async function evaluateVehicles(
     events: writes.reduce((sum, w) => sum + w.events.length, 0),
     monitoringLanes: monitoring.lanes,
     monitoringKinds: monitoring.kinds,
+    moved: false,
   };
 }
 
 const writesSomething = (w: HealthWrite) => w.stateChanged || w.visibleChange || w.events.length > 0;
 
 /**
- * The sweep's evaluations of vehicles read without locks, less those it may not write: of the
- * ones with something to write (`mustWrite`), it locks those whose vehicle row is the version it
- * read, then keeps those whose state row is too. A vehicle another transaction holds or wrote
- * since the read (ingest, its own evaluation) is dropped, as a locked one always was: what it
- * was evaluated from is no longer current, and writing it could take its health back to an
- * older state. An evaluation with nothing to write is kept unlocked: it reports the vehicle
- * evaluated and writes nothing.
+ * Of the vehicles read without locks, those with something to write (`wanted`) that this
+ * transaction now holds with nothing moved since the read: locked (`skip`: only if the vehicle row
+ * is the version read, skipping any another transaction holds; `to-write`: if the health inputs
+ * are, waiting), then kept if the state row is the version read too. A vehicle written since the
+ * read is not written: what it was evaluated from is no longer current, and writing it could take
+ * its health back to an older state. An evaluation with nothing to write is never locked: it
+ * reports the vehicle evaluated and writes nothing.
  */
-async function keepHeldUnchanged(
+async function holdUnchanged(
   tx: PoolClient,
-  subjects: readonly HealthClaim[],
-  evaluations: readonly HealthWrite[],
-  mustWrite: (evaluation: HealthWrite) => boolean,
-): Promise<HealthWrite[]> {
-  const wanted = new Set(evaluations.filter(mustWrite).map((w) => w.vehicleId));
-  if (wanted.size === 0) return [...evaluations];
+  locking: 'skip' | 'to-write',
+  subjects: readonly HealthSubject[],
+  wanted: ReadonlySet<string>,
+): Promise<Set<string>> {
+  if (wanted.size === 0) return new Set();
   const claims = subjects.filter((s) => wanted.has(s.id));
-  const locked = new Set(await lockUnchangedVehicles(tx, claims));
+  const locked = new Set(
+    locking === 'skip' ? await lockUnchangedVehicles(tx, claims) : await lockVehiclesWithUnchangedInputs(tx, claims),
+  );
   const lockedClaims = claims.filter((c) => locked.has(c.id));
-  const held = new Set(lockedClaims.length > 0 ? await unchangedHealthStates(tx, lockedClaims) : []);
-  return evaluations.filter((w) => !wanted.has(w.vehicleId) || held.has(w.vehicleId));
+  return new Set(lockedClaims.length > 0 ? await unchangedHealthStates(tx, lockedClaims) : []);
 }
 
 /**
@@ -330,7 +358,7 @@ export async function restartHealthForNewOwner(
     ],
     now,
   );
-  return evaluateVehicles(tx, [vehicleId], now, { skipLocked: false, cascade: true });
+  return evaluateVehicles(tx, [vehicleId], now, { locking: 'first', cascade: true });
 }
 
 /** Vehicles per sweep transaction: small enough to keep the row locks of its writes short. */
@@ -350,7 +378,7 @@ const sweepPageSize = 500;
  * evaluates every vehicle still due.
  *
  * A page reads its vehicles without locks and locks only those it has something to write for
- * (`evaluateVehicles` with `skipLocked`): a page of a steady sweep, where nothing changed, writes
+ * (`evaluateVehicles` with `skip`): a page of a steady sweep, where nothing changed, writes
  * nothing at all, where a row lock per vehicle dirtied every page of `vehicles` and wrote WAL.
  *
  * One sweep at a time in the deployment (an advisory lock; `skipped` when another holds it). BullMQ
@@ -396,7 +424,7 @@ async function sweepPages(
     try {
       for (let ids = nextPage(); ids.length > 0; ids = nextPage()) {
         const page = await withTransaction(pool, (tx) =>
-          evaluateVehicles(tx, ids, now(), { skipLocked: true, cascade: true }),
+          evaluateVehicles(tx, ids, now(), { locking: 'skip', cascade: true }),
         );
         evaluated += page.evaluated;
         changed += page.changed.length;

@@ -48,7 +48,7 @@ function ingest(inboxId: number) {
 }
 
 function evaluate(vehicleId: string) {
-  return withTransaction(t.pool, (tx) => evaluateVehicles(tx, [vehicleId], now, { skipLocked: false, cascade: true }));
+  return withTransaction(t.pool, (tx) => evaluateVehicles(tx, [vehicleId], now, { locking: 'first', cascade: true }));
 }
 
 async function alertTypes(vehicleId: string): Promise<string[]> {
