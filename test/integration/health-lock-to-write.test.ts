@@ -85,6 +85,10 @@ async function evaluateWhileHeld<T>(
   }
 }
 
+/** An integrator's change to the vehicle's health config: one of the inputs an evaluation reads. */
+const changeHealthConfig = (holder: PoolClient, vehicleId: string) =>
+  holder.query(`UPDATE vehicles SET health_config = '{"battery": {"lowVolts": 11.8}}' WHERE id = $1`, [vehicleId]);
+
 async function healthOf(vehicleId: string) {
   const { rows } = await t.pool.query(
     `SELECT v.health, s.vehicle_id IS NOT NULL AS "hasState"
@@ -122,10 +126,7 @@ describe('an evaluation locked only to write', () => {
     const summary = await evaluateWhileHeld(
       id,
       () => evaluate(id, 'to-write'),
-      (holder) =>
-        holder.query(`UPDATE vehicles SET health_config = '{"battery": {"lowVolts": 11.8}}'::jsonb WHERE id = $1`, [
-          id,
-        ]),
+      (holder) => changeHealthConfig(holder, id),
     );
     expect(summary).toMatchObject({ moved: true, evaluated: 0, changed: [] });
     expect(await healthOf(id)).toEqual({ alerts: [], hasState: false });
@@ -185,8 +186,7 @@ describe('the health.evaluate job', () => {
     const result = await evaluateWhileHeld(
       id,
       () => handlers()['health.evaluate']({ vehicleId: id, cascade: true }, undefined as never),
-      (holder) =>
-        holder.query(`UPDATE vehicles SET health_config = '{"battery": {"lowVolts": 11.8}}' WHERE id = $1`, [id]),
+      (holder) => changeHealthConfig(holder, id),
     );
     expect(result).toMatchObject({ vehicleId: id, changed: true, lockedThroughout: true });
     expect(await healthOf(id)).toEqual({ alerts: ['abs_warning'], hasState: true });
