@@ -18,6 +18,7 @@
  * or a process under test dies.
  */
 import type { Pool } from '../src/db/pool.js';
+import { autovacuumOn } from '../src/db/server-settings.js';
 import { createRedis } from '../src/queue/connection.js';
 import { Queues } from '../src/queue/queues.js';
 import type { QueueName } from '../src/queue/catalog.js';
@@ -128,9 +129,8 @@ async function measureCapacity(pool: Pool, pushUrl: string, connectionId: string
  * lookup of a vehicle walked ~400 dead index entries, so every figure drifted with the bloat, not
  * with the product. Answers how to put the server back afterwards (null: nothing was changed).
  */
-async function autovacuumOn(pool: Pool): Promise<(() => Promise<void>) | null> {
-  const { rows } = await pool.query<{ autovacuum: string }>('SHOW autovacuum');
-  if (rows[0]!.autovacuum === 'on') return null;
+async function turnAutovacuumOn(pool: Pool): Promise<(() => Promise<void>) | null> {
+  if (await autovacuumOn(pool)) return null;
   // What postgresql.auto.conf held, so that exactly that is restored (usually nothing).
   const { rows: before } = await pool.query<{ setting: string }>(
     `SELECT setting FROM pg_file_settings WHERE name = 'autovacuum' AND sourcefile LIKE '%postgresql.auto.conf'`,
@@ -213,7 +213,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
   const fixedRate = option(args, '--ingest-rate', 0);
   const singleApi = args.includes('--single-api');
   const { url: databaseUrl, pool } = await freshDatabase('soak');
-  const restoreAutovacuum = await autovacuumOn(pool);
+  const restoreAutovacuum = await turnAutovacuumOn(pool);
   const prefix = `{soak${Date.now()}}`;
   const redis = createRedis(benchConfig, 'worker', benchLog);
   const queues = new Queues(redis, prefix);

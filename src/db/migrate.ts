@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import { createPool, type Pool } from './pool.js';
 import { ensureApiRequestLogPartitions } from './api-request-log.js';
 import { ensureReadingPartitions } from './readings.js';
+import { autovacuumOn } from './server-settings.js';
 
 export interface Migration {
   id: string;
@@ -99,13 +100,19 @@ export async function pendingMigrations(pool: Pool, migrationIds: readonly strin
 
 /**
  * Creates the database when missing, applies migrations and the coming readings and request log
- * partitions (advisory-locked, so replicas may race). Returns the migrations it applied.
+ * partitions (advisory-locked, so replicas may race), and warns when the server has autovacuum off.
+ * Returns the migrations it applied.
  */
 export async function prepareDatabase(databaseUrl: string, log: Logger): Promise<string[]> {
   if (await ensureDatabase(databaseUrl)) log.info('database created');
   const pool = createPool(databaseUrl, 1, log);
   try {
-    return await migrate(pool, log);
+    const applied = await migrate(pool, log);
+    if (!(await autovacuumOn(pool)))
+      log.warn(
+        'Postgres has autovacuum off: the vehicles table bloats under ingest and its reads and writes slow with it (docs/operations.md "Postgres")',
+      );
+    return applied;
   } finally {
     await pool.end();
   }

@@ -1,10 +1,11 @@
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { ensureDatabase, migrate, pendingMigrations, readMigrations } from '../../src/db/migrate.js';
+import { ensureDatabase, migrate, pendingMigrations, prepareDatabase, readMigrations } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { ensureReadingPartitions } from '../../src/db/readings.js';
 import { createLogger } from '../../src/log.js';
-import { testDatabaseName } from '../helpers/database.js';
+import { createTestDatabase, testDatabaseName } from '../helpers/database.js';
 
 const log = createLogger('silent');
 
@@ -38,6 +39,34 @@ describe('migrations', () => {
       await Promise.all(pools.map((pool) => pool.end()));
     } finally {
       await dropDatabase(name);
+    }
+  });
+
+  it('start-up warns when the server has autovacuum off, and only then', async () => {
+    const database = await createTestDatabase();
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const admin = new pg.Client({ connectionString: inject('postgresUrl') });
+    await admin.connect();
+    try {
+      const setting = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum;
+      expect(await prepareDatabase(database.url, createLogger('info', 'test', sink))).toEqual([]);
+      const warnings = lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level === 40);
+      // This workplace's Postgres has it off (for test speed), a production one on: either way the
+      // warning says what the server says.
+      expect(warnings.map((w) => w.msg)).toEqual(
+        setting === 'off' ? [expect.stringContaining('Postgres has autovacuum off')] : [],
+      );
+    } finally {
+      await admin.end();
+      await database.drop();
     }
   });
 
