@@ -133,8 +133,10 @@ describe('Redis loses its data under running workers', () => {
     // The recovery sweeps found what Redis lost, in Postgres: the push and the delivery.
     await expect.poll(() => readingCount(t, truck.id), { timeout: 15_000 }).toBe(4);
     await expect.poll(() => receiver.received.filter((r) => r.path === '/flush').length, { timeout: 15_000 }).toBe(1);
-    const { rows } = await t.pool.query(`SELECT status FROM webhook_deliveries`);
-    expect(rows).toEqual([{ status: 'succeeded' }]);
+    // The worker records the outcome after the receiver's answer reaches it: the receipt comes first.
+    await expect
+      .poll(async () => (await t.pool.query(`SELECT status FROM webhook_deliveries`)).rows, { timeout: 5_000 })
+      .toEqual([{ status: 'succeeded' }]);
   }, 120_000);
 
   it('Redis unreachable, then an empty replacement: readyz names redis, then everything comes back', async () => {
