@@ -24,8 +24,12 @@ export interface HealthSubject {
   fedThrough: Record<string, string>;
   /** The vehicle row's version as read (`xmin`): the sweep writes only if it has not moved since. */
   vehicleVersion: string;
-  /** A digest of what an evaluation reads of the vehicle row and ingest never writes (`healthInputsSql`). */
-  inputsVersion: string;
+  /**
+   * A digest of what an evaluation reads of the vehicle row and ingest never writes
+   * (`healthInputsSql`); null where it is not read (the sweep, a vehicle locked first): only an
+   * evaluation locked to write compares it.
+   */
+  inputsVersion: string | null;
   /** The state row's version as read, null without one. */
   stateVersion: string | null;
   /** When the result can next change by time alone, as stored (null: never; the epoch: at the next sweep). */
@@ -41,13 +45,16 @@ export interface HealthSubject {
 const healthInputsSql = `md5(jsonb_build_array(v.health, v.link_broken, v.signals -> 'odometer', v.health_config,
                                   v.telematics_provider, v.company_id)::text)`;
 
-/** What a health evaluation reads of each vehicle, locked first (one vehicle) or not (the sweep). */
-function healthSubjectsSql(lock: string): string {
+/**
+ * What a health evaluation reads of each vehicle, locked first (one vehicle) or not, with the
+ * health inputs digest only when asked (an md5 per vehicle that a sweep page would not use).
+ */
+function healthSubjectsSql(lock: string, inputs: boolean): string {
   return `SELECT v.id, v.company_id AS "companyId", v.telematics_provider AS "telematicsProvider", v.created_at AS "createdAt",
                  v.signals <> '{}'::jsonb AS "hasTelemetry", v.health, v.link_broken AS "linkBroken",
                  v.signals -> 'odometer' AS odometer, c.health_config AS "companyConfig", v.health_config AS "vehicleConfig",
                  s.state, coalesce(s.fed_through, '{}'::jsonb) AS "fedThrough",
-                 v.xmin::text AS "vehicleVersion", ${healthInputsSql} AS "inputsVersion",
+                 v.xmin::text AS "vehicleVersion", ${inputs ? healthInputsSql : 'NULL::text'} AS "inputsVersion",
                  s.xmin::text AS "stateVersion", s.recheck_at AS "recheckAt"
           FROM vehicles v
           JOIN companies c ON c.id = v.company_id
@@ -60,7 +67,7 @@ function healthSubjectsSql(lock: string): string {
 export async function lockHealthSubjects(q: Queryable, ids: readonly string[]): Promise<HealthSubject[]> {
   const result = await q.query<HealthSubject>({
     name: 'lock-health-subjects',
-    text: healthSubjectsSql('FOR NO KEY UPDATE OF v'),
+    text: healthSubjectsSql('FOR NO KEY UPDATE OF v', false),
     values: [ids],
   });
   return result.rows;
@@ -69,14 +76,19 @@ export async function lockHealthSubjects(q: Queryable, ids: readonly string[]): 
 /**
  * Loads the active vehicles among `ids` with their health state, without locking them: the sweep
  * locks only the few it has something to write for (`lockUnchangedVehicles`), so an idle sweep
- * writes nothing, not even a row lock into every page of `vehicles`.
+ * writes nothing, not even a row lock into every page of `vehicles`. `inputsVersion`: read the
+ * health inputs digest too, for an evaluation locked only to write (`lockVehiclesWithUnchangedInputs`).
  */
-export async function loadHealthSubjects(q: Queryable, ids: readonly string[]): Promise<HealthSubject[]> {
-  const result = await q.query<HealthSubject>({
-    name: 'load-health-subjects',
-    text: healthSubjectsSql(''),
-    values: [ids],
-  });
+export async function loadHealthSubjects(
+  q: Queryable,
+  ids: readonly string[],
+  options: { inputsVersion: boolean },
+): Promise<HealthSubject[]> {
+  const result = await q.query<HealthSubject>(
+    options.inputsVersion
+      ? { name: 'load-health-subjects-with-inputs', text: healthSubjectsSql('', true), values: [ids] }
+      : { name: 'load-health-subjects', text: healthSubjectsSql('', false), values: [ids] },
+  );
   return result.rows;
 }
 
@@ -109,7 +121,7 @@ export async function lockUnchangedVehicles(q: Queryable, claims: readonly Healt
  * Locks those of `subjects` that are still active with the health inputs that were read, in id
  * order, waiting for other writers (an ingest batch commits in well under a second); returns
  * their ids. After a wait Postgres re-checks the newest version of the row, so an input changed
- * meanwhile fails the comparison.
+ * meanwhile fails the comparison; a subject read without its digest never passes it.
  */
 export async function lockVehiclesWithUnchangedInputs(
   q: Queryable,

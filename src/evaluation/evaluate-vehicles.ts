@@ -149,7 +149,10 @@ export async function evaluateVehicles(
   now: Date,
   options: EvaluationOptions,
 ): Promise<EvaluationSummary> {
-  const subjects = options.locking === 'first' ? await lockHealthSubjects(tx, ids) : await loadHealthSubjects(tx, ids);
+  const subjects =
+    options.locking === 'first'
+      ? await lockHealthSubjects(tx, ids)
+      : await loadHealthSubjects(tx, ids, { inputsVersion: options.locking === 'to-write' });
   if (subjects.length === 0) return nothingEvaluated(false);
   // The monitoring stage rides on this evaluation: monitored vehicles also read the detectors' own signals and events.
   const { subscriptions: monitored, events: vehicleEvents } = await loadMonitoring(tx, subjects);

@@ -100,7 +100,7 @@ describe('sweepHealth with pages at once', () => {
   it('leaves out a vehicle held by another transaction, or written or evaluated since the sweep read it', async () => {
     const { rows } = await t.pool.query<{ id: string }>(`SELECT id FROM vehicles ORDER BY id LIMIT 4`);
     const [held, evaluated, ingested, untouched] = rows.map((r) => r.id) as [string, string, string, string];
-    const read = await loadHealthSubjects(t.pool, [held, evaluated, ingested, untouched]);
+    const read = await loadHealthSubjects(t.pool, [held, evaluated, ingested, untouched], { inputsVersion: false });
     // Ingest writes the vehicle's latest state after the read.
     await t.pool.query(`UPDATE vehicles SET as_of = $2 WHERE id = $1`, [ingested, now]);
     // Another evaluation of `evaluated` rewrites its state row after the read (its health unchanged).
