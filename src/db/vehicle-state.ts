@@ -10,7 +10,8 @@
  *      (`odometer_daily`, `driving_daily`).
  * `readings` take no part: their inserts lock no vehicle row and run in parallel.
  */
-import { manualSources, odometerSignals, type LatestSample } from '../domain/sample.js';
+import { foldLatestState, type LatestStatePatch, type StoredLatestState } from '../domain/latest-state.js';
+import { odometerSignals, type LatestSample } from '../domain/sample.js';
 import { ownedSinceSql } from './ownership.js';
 import type { Queryable } from './pool.js';
 
@@ -79,9 +80,10 @@ export async function lockVehiclesForState(q: Queryable, vehicleIds: readonly st
 
 /**
  * Writes the newest sample of each vehicle and signal into the vehicle row, one write per vehicle
- * for the whole batch, and answers the vehicles whose state moved. The row decides newer-wins per
- * signal itself: `signals.observed_at` holds each signal's time, so a sample older than the stored
- * one never overwrites it (out-of-order arrival) and a replay changes nothing.
+ * for the whole batch, and answers the vehicles whose state moved. Newer wins per signal against
+ * the locked row (domain/latest-state.ts folds the batch into one patch per vehicle):
+ * `signals.observed_at` holds each signal's time, so a sample older than the stored one never
+ * overwrites it (out-of-order arrival) and a replay changes nothing.
  *
  * What a winning sample writes (the read model, docs/api.md): its time under `observed_at`; a
  * scalar by value and an object with its own `as_of`; the odometer series' values only into
@@ -100,67 +102,72 @@ export async function lockVehiclesForState(q: Queryable, vehicleIds: readonly st
  */
 export async function writeLatestState(q: Queryable, latest: readonly LatestSample[]): Promise<string[]> {
   if (latest.length === 0) return [];
-  // The rows are locked (lockVehiclesForState, lockVehicle), so the statement's snapshot of them is
-  // the one it updates. Each step is materialized: inlined, a sample's verdict (and the ownership
-  // probe in it) was computed once per aggregate that reads it, 1.7 s for 7,840 samples. Only ids
-  // come back: the values are already here.
-  const result = await q.query<{ vehicleId: string }>({
-    name: 'write-latest-state',
-    text: `WITH sample AS MATERIALIZED (
-             SELECT r.v, r.s, r.t, r.t::timestamptz AS at, r.j, r.o, r.s = ANY ($2::text[]) AS odometer
-             FROM json_to_recordset($1::json) AS r(v uuid, s text, t text, j jsonb, o text)
-           ),
-           stored AS MATERIALIZED (
-             SELECT ve.id, ve.signals -> 'observed_at' AS observed, ve.signals AS signals, ve.odometer_values,
-                    coalesce(${ownedSinceSql('ve.id')}, '-infinity') AS owned_since
-             FROM vehicles ve WHERE ve.id IN (SELECT v FROM sample)
-           ),
-           judged AS MATERIALIZED (
-             SELECT x.v, x.s, x.t, x.at, x.j, x.o, x.odometer,
-                    x.at > coalesce((c.observed ->> x.s)::timestamptz, '-infinity') AND (x.odometer OR x.at >= c.owned_since) AS won,
-                    CASE WHEN x.odometer THEN c.odometer_values -> x.s
-                         WHEN jsonb_typeof(c.signals -> x.s) = 'object' THEN (c.signals -> x.s) - 'as_of'
-                         ELSE c.signals -> x.s END AS stored
-             FROM sample x JOIN stored c ON c.id = x.v
-           ),
-           patch AS (
-             SELECT v,
-                    coalesce(jsonb_object_agg(s, CASE WHEN jsonb_typeof(j) = 'object' THEN j || jsonb_build_object('as_of', t) ELSE j END)
-                               FILTER (WHERE won AND NOT odometer), '{}') AS signals,
-                    jsonb_object_agg(s, t) FILTER (WHERE won) AS observed_at,
-                    coalesce(jsonb_object_agg(s, j) FILTER (WHERE won AND odometer), '{}') AS odometer_values,
-                    (array_agg(jsonb_build_object('km', j, 'as_of', t, 'source', o) ORDER BY at DESC)
-                       FILTER (WHERE won AND odometer AND o = 'manual'))[1] AS odometer,
-                    bool_or(won AND stored IS DISTINCT FROM CASE WHEN jsonb_typeof(j) = 'object' AND NOT odometer THEN j - 'as_of' ELSE j END)
-                      AS value_changed,
-                    max(at) AS newest_at,
-                    max(at) FILTER (WHERE s = 'odometer_km' AND o <> ALL ($3::text[])) AS ecu_odometer_at
-             FROM judged GROUP BY v HAVING bool_or(won)
-           )
-           UPDATE vehicles v SET
+  // The rows are locked (lockVehiclesForState, lockVehicle): what is read here is what is updated.
+  const stored = await loadStoredLatestState(q, [...new Set(latest.map((s) => s.vehicleId))]);
+  const patches = foldLatestState(latest, stored);
+  await applyLatestStatePatches(q, patches);
+  return patches.map((p) => p.vehicleId);
+}
+
+/** What the latest state's fold reads of each (locked) vehicle row. */
+async function loadStoredLatestState(
+  q: Queryable,
+  vehicleIds: readonly string[],
+): Promise<Map<string, StoredLatestState>> {
+  const result = await q.query<{
+    id: string;
+    signals: Record<string, unknown>;
+    odometerValues: Record<string, unknown>;
+    ownedSinceMs: string | null;
+  }>({
+    name: 'load-stored-latest-state',
+    // The owner's span start in whole milliseconds rounded up: sample times are whole milliseconds.
+    text: `SELECT ve.id, ve.signals, ve.odometer_values AS "odometerValues",
+                  ceil(extract(epoch FROM ${ownedSinceSql('ve.id')}) * 1000) AS "ownedSinceMs"
+           FROM vehicles ve WHERE ve.id = ANY($1::uuid[])`,
+    values: [vehicleIds],
+  });
+  return new Map(
+    result.rows.map((row) => [
+      row.id,
+      {
+        signals: row.signals,
+        odometerValues: row.odometerValues,
+        ownedSinceMs: row.ownedSinceMs === null ? null : Number(row.ownedSinceMs),
+      },
+    ]),
+  );
+}
+
+/** One update per vehicle whose state moves: its patch merged into `signals` and `odometer_values`. */
+async function applyLatestStatePatches(q: Queryable, patches: readonly LatestStatePatch[]): Promise<void> {
+  if (patches.length === 0) return;
+  await q.query({
+    name: 'apply-latest-state-patches',
+    text: `UPDATE vehicles v SET
              signals = v.signals || p.signals
-               || jsonb_build_object('observed_at', coalesce(v.signals -> 'observed_at', '{}'::jsonb) || p.observed_at)
-               || CASE WHEN p.odometer IS NOT NULL
-                        AND (v.signals -> 'odometer' IS NULL OR v.signals -> 'odometer' ->> 'as_of' <= p.odometer ->> 'as_of')
-                       THEN jsonb_build_object('odometer', p.odometer) ELSE '{}'::jsonb END,
+               || jsonb_build_object('observed_at', coalesce(v.signals -> 'observed_at', '{}'::jsonb) || p.observed_at),
              odometer_values = v.odometer_values || p.odometer_values,
              as_of = greatest(v.as_of, p.newest_at),
              ecu_odometer_at = greatest(v.ecu_odometer_at, p.ecu_odometer_at),
              updated_at = CASE WHEN p.value_changed THEN clock_timestamp() ELSE v.updated_at END
-           FROM patch p
-           WHERE v.id = p.v
-           RETURNING v.id AS "vehicleId"`,
+           FROM json_to_recordset($1::json) AS p(v uuid, signals jsonb, observed_at jsonb, odometer_values jsonb,
+                                                 newest_at timestamptz, ecu_odometer_at timestamptz, value_changed boolean)
+           WHERE v.id = p.v`,
     values: [
-      // Times as strings: a Date's toJSON takes V8's JSON.stringify off its fast path (a third slower);
-      // the read model shows them as they are sent.
       JSON.stringify(
-        latest.map((s) => ({ v: s.vehicleId, s: s.signal, t: s.recordedAt.toISOString(), j: s.value, o: s.source })),
+        patches.map((p) => ({
+          v: p.vehicleId,
+          signals: p.signals,
+          observed_at: p.observedAt,
+          odometer_values: p.odometerValues,
+          newest_at: p.newestAt,
+          ecu_odometer_at: p.ecuOdometerAt,
+          value_changed: p.valueChanged,
+        })),
       ),
-      odometerSignals,
-      [...manualSources],
     ],
   });
-  return result.rows.map((row) => row.vehicleId);
 }
 
 /**
