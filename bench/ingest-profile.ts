@@ -15,7 +15,7 @@ import { benchFleet, generateBatches, seed } from './ingest.js';
 import { benchLog, freshDatabase, printTable, startCpuMeter } from './support.js';
 
 /** The statements that write a vehicle's state (latest samples and read model) once it is locked. */
-const stateWrites = ['write-latest-state'];
+const stateWrites = ['apply-latest-state-patches'];
 /** The worker's CPU per sample four jobs at once before issue 20 (docs/performance.md, 2026-11-24, quiet machine). */
 const workerCpuBeforeUs = 8.0;
 
@@ -157,7 +157,8 @@ export async function benchIngestProfile(args: string[]): Promise<Record<string,
       figure: 'vehicle state rows written per vehicle and batch',
       value: stateWritesPerVehicle.toFixed(2),
       target: '1',
-      verdict: stateWritesPerVehicle <= 1 ? 'met' : 'missed',
+      // None at all would mean the statement's name changed, not a target met.
+      verdict: stateWritesPerVehicle > 0 && stateWritesPerVehicle <= 1 ? 'met' : 'missed',
     },
     {
       figure: `worker CPU per sample, ${passes[1]!.concurrency} jobs at once`,
