@@ -60,6 +60,8 @@ const ports = {
 const connections = 50;
 /** Each minute: product, bare, product, bare (bare first in even minutes), this long each. */
 const windowSeconds = 15;
+/** How often every process's RSS is sampled for the minute's mean and peak. */
+const rssSampleMs = 5000;
 const capacityReadings = 200_000;
 const coreEventsPerSecond = 20;
 const coreSubscribers = 4;
@@ -92,8 +94,44 @@ interface Minute {
   queueDepths: Record<string, number>;
   coreDelivered: number;
   monitoringDelivered: number;
+  /** The mean of the minute's samples (every `rssSampleMs`): one sample a minute caught a GC sawtooth at a random phase. */
   rssMiB: Record<string, number>;
+  /** The highest of the minute's samples, so transients stay visible. */
+  rssPeakMiB: Record<string, number>;
   errors: number;
+}
+
+/**
+ * Every process's RSS every `rssSampleMs`; `minute()` answers the mean and the highest sample of
+ * each since the previous call and starts the next minute.
+ */
+function sampleRss(read: () => Array<{ name: string; rssMiB: number }>) {
+  let samples: Array<Array<{ name: string; rssMiB: number }>> = [];
+  const take = () => {
+    // A process that exited has no /proc entry: the minute's liveness check reports it.
+    try {
+      samples.push(read());
+    } catch {
+      /* no sample this time */
+    }
+  };
+  take();
+  const timer = setInterval(take, rssSampleMs);
+  return {
+    minute(): { meanMiB: Record<string, number>; peakMiB: Record<string, number> } {
+      take();
+      const meanMiB: Record<string, number> = {};
+      const peakMiB: Record<string, number> = {};
+      for (const { name } of samples[0] ?? []) {
+        const values = samples.map((sample) => sample.find((s) => s.name === name)?.rssMiB ?? 0);
+        meanMiB[name] = Math.round(values.reduce((sum, v) => sum + v, 0) / values.length);
+        peakMiB[name] = Math.round(Math.max(...values));
+      }
+      samples = [];
+      return { meanMiB, peakMiB };
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 function option(args: string[], name: string, fallback: number): number {
@@ -233,6 +271,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
   const services: Array<{ name: string; service: Service }> = [];
   let stopping: Promise<void> | null = null;
   let writing = true;
+  let stopSampling = () => {};
   // The driver first (no more pushes), then the APIs and workers, receivers last.
   const stopAll = () =>
     (stopping ??= (async () => {
@@ -375,6 +414,11 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
       const dead = services.find(({ service }) => service.process.exitCode !== null);
       if (dead) throw new Error(`${dead.name} exited with ${dead.service.process.exitCode} during the soak`);
     };
+    const rssSamples = sampleRss(() => [
+      ...services.map(({ name, service }) => ({ name, rssMiB: memoryOf(service.process.pid!).rssMiB })),
+      { name: 'bench', rssMiB: process.memoryUsage().rss / 1048576 },
+    ]);
+    stopSampling = rssSamples.stop;
     const rows: Minute[] = [];
     const allVisibleMs: number[] = [];
     const driverStats = () => getJson<DriverStats>(`${driver.url}/stats`);
@@ -422,10 +466,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
         const counts = await queues.queue(name).getJobCounts('waiting', 'prioritized', 'active');
         queueDepths[name] = Object.values(counts).reduce((sum, n) => sum + n, 0);
       }
-      const rssMiB = Object.fromEntries([
-        ...services.map(({ name, service }) => [name, memoryOf(service.process.pid!).rssMiB] as const),
-        ['bench', Math.round(process.memoryUsage().rss / 1048576)] as const,
-      ]);
+      const { meanMiB: rssMiB, peakMiB: rssPeakMiB } = rssSamples.minute();
       const product = combine(windows.product);
       const bareLoad = combine(windows.bare);
       const now = Date.now();
@@ -455,6 +496,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
         coreDelivered: core.received - last.core.received,
         monitoringDelivered: monitoring.received - last.monitoring.received,
         rssMiB,
+        rssPeakMiB,
         errors,
       };
       rows.push(row);
@@ -500,8 +542,12 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
       })),
     );
     printTable(
-      'Resident memory per process per minute (MiB)',
+      `Resident memory per process per minute (MiB): the mean of samples every ${rssSampleMs / 1000} s`,
       rows.map((r) => ({ min: r.minute, ...r.rssMiB })),
+    );
+    printTable(
+      'Resident memory per process per minute (MiB): the highest sample',
+      rows.map((r) => ({ min: r.minute, ...r.rssPeakMiB })),
     );
 
     const series: Array<{ name: string; values: number[]; thresholds: TrendThresholds }> = [
@@ -585,6 +631,7 @@ export async function benchSoak(args: string[]): Promise<Record<string, unknown>
     };
   } finally {
     writing = false;
+    stopSampling();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     await stopAll();
