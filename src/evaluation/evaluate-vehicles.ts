@@ -366,11 +366,32 @@ export async function restartHealthForNewOwner(
 
 /** Vehicles per sweep transaction: small enough to keep the row locks of its writes short. */
 const sweepPageSize = 500;
+/**
+ * Monitored vehicles per sweep transaction. The sweep takes every monitored vehicle, and each one
+ * that is driving has its unfed samples of every rule and detector signal (up to
+ * `maxSamplesPerSignal` each) waiting for its own evaluation: a soak's page of 500 held ~120,000
+ * samples, took the health worker to 723 MiB and ingest's push-to-visible p99 to 9 s while it ran
+ * (docs/performance.md, "The sweep's pages of monitored vehicles").
+ */
+export const monitoredSweepPageSize = 50;
+
+/** The sweep's pages: unmonitored vehicles by `sweepPageSize`, then monitored ones by `monitoredSweepPageSize`. */
+export function sweepPagesOf(due: ReadonlyArray<{ id: string; monitored: boolean }>): string[][] {
+  const pages: string[][] = [];
+  for (const [monitored, size] of [
+    [false, sweepPageSize],
+    [true, monitoredSweepPageSize],
+  ] as const) {
+    const ids = due.filter((vehicle) => vehicle.monitored === monitored).map((vehicle) => vehicle.id);
+    for (let start = 0; start < ids.length; start += size) pages.push(ids.slice(start, start + size));
+  }
+  return pages;
+}
 
 /**
  * The sweep: the active vehicles that may have something to evaluate (db/health.ts
  * `listVehiclesToSweep`: never evaluated, a recheck time reached, monitored, or in this sweep's
- * quarter of the hourly full evaluation, health/recheck.ts), in pages of `sweepPageSize`, one
+ * quarter of the hourly full evaluation, health/recheck.ts), in pages (`sweepPagesOf`), one
  * transaction each, so time-based conditions (staleness, due dates) change without new samples.
  * Each evaluation stores when its result can next change by time alone: a steady sweep evaluates
  * about a quarter of the fleet, not all of it. `concurrentPages`
@@ -416,13 +437,9 @@ async function sweepPages(
     of: fullEvaluationSweeps,
     index: fullEvaluationShare(started.getTime()),
   });
+  const pages = sweepPagesOf(due);
   let next = 0;
-  const nextPage = (): readonly string[] => {
-    if (failed) return [];
-    const ids = due.slice(next, next + sweepPageSize);
-    next += ids.length;
-    return ids;
-  };
+  const nextPage = (): readonly string[] => (failed ? [] : (pages[next++] ?? []));
   const evaluatePages = async () => {
     try {
       for (let ids = nextPage(); ids.length > 0; ids = nextPage()) {

@@ -21,10 +21,11 @@ const vehicles = 12;
 
 /** Which vehicles the sweep at `at` takes. */
 async function listed(at: Date): Promise<string[]> {
-  return listVehiclesToSweep(t.pool, at, {
+  const due = await listVehiclesToSweep(t.pool, at, {
     of: fullEvaluationSweeps,
     index: fullEvaluationShare(at.getTime()),
   });
+  return due.map((vehicle) => vehicle.id);
 }
 /** The vehicles outside the share of full evaluations of the sweep at `at`. */
 async function outsideShare(at: Date): Promise<string[]> {

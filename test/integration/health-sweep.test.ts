@@ -165,4 +165,27 @@ describe('sweepHealth with pages at once', () => {
     expect(await first).toEqual({ evaluated: vehicles, changed: 0, skipped: false });
     expect((await sweepHealth(t.pool, () => now, 2)).skipped).toBe(false);
   });
+
+  it('pages monitored vehicles by 50 and the others by 500', async () => {
+    await recheckCompanyVehicles(t.pool, companyId);
+    const { rows } = await t.pool.query<{ id: string }>(`SELECT id FROM vehicles ORDER BY id LIMIT 60`);
+    const monitored = rows.map((r) => r.id);
+    await t.pool.query(
+      `INSERT INTO monitoring_subscriptions (company_id, vehicle_id, webhook_url, events, tier, secret_ciphertext)
+       SELECT $1, id, 'https://example.com/hook', ARRAY['oil_change_needed'], 'basic', '\\x00' FROM unnest($2::uuid[]) AS id`,
+      [companyId, monitored],
+    );
+    const pages: EvaluationSummary[] = [];
+    const result = await sweepHealth(
+      t.pool,
+      () => now,
+      2,
+      async (page) => {
+        pages.push(page);
+      },
+    );
+    expect(result.evaluated).toBe(vehicles);
+    // 1,540 unmonitored vehicles in pages of 500, then the 60 monitored ones in pages of 50.
+    expect(pages.map((page) => page.evaluated).sort((a, b) => a - b)).toEqual([10, 40, 50, 500, 500, 500]);
+  });
 });
