@@ -300,7 +300,7 @@ const settings = {
     2,
     1,
     16,
-    'Pages of the health sweep (500 vehicles each, one transaction each) evaluated at once by a worker process, each on its own Postgres connection.',
+    'Pages of the health sweep (500 vehicles each, 50 of monitored vehicles; one transaction each) evaluated at once by a worker process, each on its own Postgres connection.',
   ),
   port,
   host: {
