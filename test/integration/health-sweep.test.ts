@@ -50,19 +50,27 @@ async function evaluatedVehicles(): Promise<number> {
   return rows[0]!.n;
 }
 
+/** A sweep at `now` with each page's summary as it committed. */
+async function sweepWithPages(concurrentPages: number) {
+  const pages: EvaluationSummary[] = [];
+  const result = await sweepHealth(
+    t.pool,
+    () => now,
+    concurrentPages,
+    async (page) => {
+      pages.push(page);
+    },
+  );
+  return { result, pages };
+}
+
+const pageSizes = (pages: readonly EvaluationSummary[]) => pages.map((page) => page.evaluated).sort((a, b) => a - b);
+
 describe('sweepHealth with pages at once', () => {
   it('evaluates every vehicle once, each page in its own transaction, and reports every page', async () => {
-    const pages: EvaluationSummary[] = [];
-    const result = await sweepHealth(
-      t.pool,
-      () => now,
-      3,
-      async (page) => {
-        pages.push(page);
-      },
-    );
+    const { result, pages } = await sweepWithPages(3);
     expect(result.evaluated).toBe(vehicles);
-    expect(pages.map((page) => page.evaluated).sort((a, b) => a - b)).toEqual([100, 500, 500, 500]);
+    expect(pageSizes(pages)).toEqual([100, 500, 500, 500]);
     expect(new Set(pages.flatMap((page) => page.changed)).size).toBe(result.changed);
     expect(await evaluatedVehicles()).toBe(vehicles);
 
@@ -175,17 +183,9 @@ describe('sweepHealth with pages at once', () => {
        SELECT $1, id, 'https://example.com/hook', ARRAY['oil_change_needed'], 'basic', '\\x00' FROM unnest($2::uuid[]) AS id`,
       [companyId, monitored],
     );
-    const pages: EvaluationSummary[] = [];
-    const result = await sweepHealth(
-      t.pool,
-      () => now,
-      2,
-      async (page) => {
-        pages.push(page);
-      },
-    );
+    const { result, pages } = await sweepWithPages(2);
     expect(result.evaluated).toBe(vehicles);
     // 1,540 unmonitored vehicles in pages of 500, then the 60 monitored ones in pages of 50.
-    expect(pages.map((page) => page.evaluated).sort((a, b) => a - b)).toEqual([10, 40, 50, 500, 500, 500]);
+    expect(pageSizes(pages)).toEqual([10, 40, 50, 500, 500, 500]);
   });
 });
