@@ -136,4 +136,25 @@ describe('writeLatestState', () => {
     });
     expect((await row(v)).signals.fuel_percent).toBeUndefined();
   });
+
+  it('compares with a span that began between two milliseconds exactly', async () => {
+    const v = await newVehicle();
+    // The previous owner's span ended 250 µs after minute 10: a sample at minute 10 is still theirs.
+    await t.pool.query(
+      `INSERT INTO vehicle_ownerships (vehicle_id, company_id, started_at, ended_at)
+       VALUES ($1, $2, $3, $4::timestamptz + interval '250 microseconds')`,
+      [v, companyId, at(0), at(10)],
+    );
+    expect(await writeLatestState(t.pool, [sample(v, 'fuel_percent', 10, 62)])).toEqual([]);
+    expect((await row(v)).signals.fuel_percent).toBeUndefined();
+    const firstOwnMs = {
+      vehicleId: v,
+      signal: 'fuel_percent',
+      recordedAt: new Date(at(10).getTime() + 1),
+      value: 63,
+      source: 'samsara',
+    };
+    expect(await writeLatestState(t.pool, [firstOwnMs])).toEqual([v]);
+    expect((await row(v)).signals.fuel_percent).toBe(63);
+  });
 });
