@@ -15,10 +15,15 @@ let samsaraConnection: { id: string };
 
 /** Provider vehicle ids whose snapshot shows a running engine at 115 °C (a critical coolant alert), taken now. */
 const overheating = new Set<string>();
+/**
+ * When the other snapshots were taken: an hour before the run, the same in every pull. Relative to
+ * the run, never a fixed date: a snapshot over 7 days old breaks the vehicle's link as stale.
+ */
+const anHourBefore = new Date(Date.now() - 3_600_000).toISOString();
 
 const snapshot = (vehicleId: string) => {
   const hot = overheating.has(vehicleId);
-  const time = hot ? new Date().toISOString() : '2026-11-22T08:00:00Z';
+  const time = hot ? new Date().toISOString() : anHourBefore;
   return {
     data: [
       {
