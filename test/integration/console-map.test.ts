@@ -150,12 +150,6 @@ describe('console vehicle map', () => {
     await map.getByRole('button', { name: 'Truck 1', exact: true }).focus();
     await page.keyboard.press('Enter');
     await map.getByRole('link', { name: 'Truck 1' }).waitFor();
-    // Leaflet fades a popup in (opacity over 0.2 s): axe judges the popup as it is shown, not mid-fade,
-    // when its text is still translucent and fails color-contrast.
-    await page.waitForFunction(() => {
-      const { document, getComputedStyle } = globalThis as any;
-      return getComputedStyle(document.querySelector('.leaflet-popup')).opacity === '1';
-    });
     await expectAccessible(page);
     await map.getByRole('link', { name: 'Truck 1' }).click();
     await expectOneHeading(page, 'Truck 1');
