@@ -62,13 +62,13 @@ export async function nav(page: Page, name: string, heading = name): Promise<voi
 /** axe-core on the current page, once its transitions have ended: no serious or critical violation. */
 export async function expectAccessible(page: Page): Promise<void> {
   // Judged as shown, not mid-transition: Leaflet fades a popup in over 0.2 s, and until then its
-  // translucent text fails color-contrast. Endless animations are not waited for; a cancelled one is
-  // over.
+  // translucent text fails color-contrast. Only running, finite ones are waited for (a paused or
+  // endless one would never finish); a cancelled one is over.
   await page.evaluate(async () => {
     const animations = (globalThis as any).document.getAnimations() as any[];
     await Promise.all(
       animations
-        .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity)
+        .filter((a) => a.playState === 'running' && a.effect?.getComputedTiming().endTime !== Infinity)
         .map((a) => a.finished.catch(() => {})),
     );
   });
